@@ -1,0 +1,183 @@
+# softdapl: a pure-software DAT 2.0 (uDAPL) provider over TCP, and its registry.
+#
+#   make              build the registry, the provider and the tests into $(O)
+#   make check        run every test (ends with "N passed, N failed")
+#   make demo         the main job: a real DAT session over loopback
+#   make SAN=asan     AddressSanitizer + UBSan build in build-asan/
+#   make SAN=tsan     ThreadSanitizer build in build-tsan/
+#   make install      PREFIX, LIBDIR, INCLUDEDIR, SYSCONFDIR, DESTDIR honoured
+#   make V=1          show the commands
+#
+# Versioning (see README): the soname major (libdat2.so.2) is the ABI of
+# OFED DAPL 2.x and changes only if that ABI does; the release version below
+# is ours and moves with every release.
+
+VERSION		:= 0.1.0
+SOMAJOR		:= 2
+SOVERSION	:= $(SOMAJOR).0.0
+
+PREFIX		?= /usr/local
+EXEC_PREFIX	?= $(PREFIX)
+BINDIR		?= $(EXEC_PREFIX)/bin
+LIBDIR		?= $(EXEC_PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+DATADIR		?= $(PREFIX)/share
+DOCDIR		?= $(DATADIR)/doc/softdapl
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+SYSCONFDIR	?= /etc
+DESTDIR		?=
+
+CC		?= cc
+INSTALL		?= install
+SAN		?=
+
+ifeq ($(SAN),)
+O		?= build
+else
+O		?= build-$(SAN)
+endif
+
+ifeq ($(V),1)
+Q		:=
+msg		:= @true
+else
+Q		:= @
+msg		:= @printf '  %-8s %s\n'
+endif
+
+WARNINGS	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+		   -Wmissing-prototypes -Wpointer-arith -Wcast-qual -Wformat=2 \
+		   -Wundef -Wvla -Wwrite-strings -Wold-style-definition \
+		   -Wno-unused-parameter
+
+CFLAGS		?= -O2 -g
+BASE_CFLAGS	:= -std=gnu11 -fPIC -fno-common -pthread $(WARNINGS) \
+		   -Iinclude -D_GNU_SOURCE
+BASE_LDFLAGS	:= -pthread
+
+ifeq ($(SAN),asan)
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
+		   -fno-omit-frame-pointer
+else ifeq ($(SAN),tsan)
+SAN_FLAGS	:= -fsanitize=thread -fno-omit-frame-pointer
+else ifneq ($(SAN),)
+$(error SAN must be empty, asan or tsan)
+else
+SAN_FLAGS	:= -D_FORTIFY_SOURCE=2
+endif
+
+ALL_CFLAGS	= $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS) $(CPPFLAGS) -MMD -MP
+ALL_LDFLAGS	= $(BASE_LDFLAGS) $(SAN_FLAGS) $(LDFLAGS)
+
+# ---------------------------------------------------------------------------
+# The registry: libdat2.so.2
+
+REG_SRCS	:= $(wildcard registry/*.c)
+REG_OBJS	:= $(REG_SRCS:%.c=$(O)/%.o)
+REG_LIB		:= $(O)/lib/libdat2.so.$(SOVERSION)
+REG_LINKS	:= $(O)/lib/libdat2.so.$(SOMAJOR) $(O)/lib/libdat2.so \
+		   $(O)/lib/libdat.so
+
+$(O)/registry/%.o: ALL_CFLAGS += -fvisibility=hidden \
+		   -DDREG_SYSCONFDIR='"$(SYSCONFDIR)"' -DDREG_VERSION='"$(VERSION)"'
+
+$(REG_LIB): $(REG_OBJS) registry/libdat2.map
+	$(msg) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -Wl,-soname,libdat2.so.$(SOMAJOR) \
+		-Wl,--version-script=registry/libdat2.map -Wl,-z,defs \
+		-Wl,-z,relro -Wl,-z,now \
+		$(ALL_LDFLAGS) -o $@ $(REG_OBJS) -ldl
+
+$(O)/lib/libdat2.so.$(SOMAJOR) $(O)/lib/libdat2.so: $(REG_LIB)
+	$(Q)ln -sf $(notdir $<) $@
+
+# The seed pages' synopsis links with -ldat: in the tree that is DAT 2.0.
+$(O)/lib/libdat.so: $(REG_LIB)
+	$(Q)ln -sf $(notdir $<) $@
+
+# ---------------------------------------------------------------------------
+# Tests: one runner, test/runner.c plus every test/test-*.c, and the fake
+# providers the registry tests load.
+
+TEST_SRCS	:= test/runner.c $(wildcard test/test-*.c)
+TEST_OBJS	:= $(TEST_SRCS:%.c=$(O)/%.o)
+TEST_BIN	:= $(O)/test/run-tests
+
+# Fake providers, one .so per variant: FAKE_VARIANT selects the behaviour.
+FAKE_VARIANTS	:= good noinit nofini noregister badversion openfail
+FAKE_LIBS	:= $(FAKE_VARIANTS:%=$(O)/test/libfake-%.so)
+
+$(TEST_BIN): $(TEST_OBJS) $(REG_LIB) $(O)/lib/libdat2.so
+	$(msg) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJS) -L$(O)/lib -ldat2 \
+		-Wl,-rpath,'$$ORIGIN/../lib' -ldl
+
+$(O)/test/libfake-%.so: test/fake-provider.c $(REG_LIB)
+	$(msg) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -MF $(O)/test/fake-$*.d -shared \
+		-DFAKE_VARIANT_$(subst -,_,$*)=1 -o $@ $< $(ALL_LDFLAGS)
+
+# ---------------------------------------------------------------------------
+
+$(O)/%.o: %.c
+	$(msg) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/dat2.pc: dat2.pc.in Makefile
+	$(msg) GEN $@
+	$(Q)mkdir -p $(@D)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		$< > $@
+
+LIBS		:= $(REG_LIB) $(REG_LINKS)
+ALL		:= $(LIBS) $(O)/dat2.pc $(TEST_BIN) $(FAKE_LIBS)
+
+.PHONY: all check demo deps install uninstall clean
+
+all: $(ALL)
+
+# deps installs (as root) or names the packages the build and tests need.
+deps:
+	$(Q)tools/install-deps
+
+check: deps all
+	$(Q)TEST_BUILDDIR=$(abspath $(O)/test) $(TEST_BIN)
+
+demo: deps all
+	$(Q)tools/demo $(O)
+
+# ---------------------------------------------------------------------------
+# Installation. uninstall removes exactly the files install wrote.
+
+HEADERS		:= $(wildcard include/dat2/*.h) include/dat/udat.h
+INST_FILES	:= $(LIBDIR)/libdat2.so.$(SOVERSION) \
+		   $(LIBDIR)/libdat2.so.$(SOMAJOR) $(LIBDIR)/libdat2.so \
+		   $(PKGCONFIGDIR)/dat2.pc $(DOCDIR)/dat.conf.example \
+		   $(HEADERS:include/%=$(INCLUDEDIR)/%)
+
+install: $(LIBS) $(O)/dat2.pc
+	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/dat2 $(DESTDIR)$(INCLUDEDIR)/dat \
+		$(DESTDIR)$(DOCDIR)
+	$(Q)$(INSTALL) -m 755 $(REG_LIB) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf libdat2.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdat2.so.$(SOMAJOR)
+	$(Q)ln -sf libdat2.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libdat2.so
+	$(Q)$(INSTALL) -m 644 $(O)/dat2.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(Q)$(INSTALL) -m 644 $(wildcard include/dat2/*.h) $(DESTDIR)$(INCLUDEDIR)/dat2/
+	$(Q)$(INSTALL) -m 644 include/dat/udat.h $(DESTDIR)$(INCLUDEDIR)/dat/
+	$(Q)$(INSTALL) -m 644 dat.conf.example $(DESTDIR)$(DOCDIR)/
+	@echo "installed; $(SYSCONFDIR)/dat.conf is left as it is: see $(DOCDIR)/dat.conf.example"
+
+uninstall:
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INST_FILES))
+	$(Q)-rmdir $(DESTDIR)$(INCLUDEDIR)/dat2 $(DESTDIR)$(INCLUDEDIR)/dat \
+		$(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+clean:
+	$(Q)rm -rf build build-asan build-tsan
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)
