@@ -12,6 +12,8 @@
 # OFED DAPL 2.x and changes only if that ABI does; the release version below
 # is ours and moves with every release.
 
+.DEFAULT_GOAL	:= all
+
 VERSION		:= 0.1.0
 SOMAJOR		:= 2
 SOVERSION	:= $(SOMAJOR).0.0
@@ -108,10 +110,15 @@ TEST_BIN	:= $(O)/test/run-tests
 FAKE_VARIANTS	:= good noinit nofini noregister badversion openfail
 FAKE_LIBS	:= $(FAKE_VARIANTS:%=$(O)/test/libfake-%.so)
 
-$(TEST_BIN): $(TEST_OBJS) $(REG_LIB) $(O)/lib/libdat2.so
+# The parser is linked in whole: the tests call it directly, as a fuzzer does.
+TEST_LINK_OBJS	:= $(O)/registry/conf.o
+
+$(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"'
+
+$(TEST_BIN): $(TEST_OBJS) $(TEST_LINK_OBJS) $(REG_LIB) $(REG_LINKS)
 	$(msg) LD $@
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJS) -L$(O)/lib -ldat2 \
-		-Wl,-rpath,'$$ORIGIN/../lib' -ldl
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJS) $(TEST_LINK_OBJS) \
+		-L$(O)/lib -ldat2 -Wl,-rpath,'$$ORIGIN/../lib' -ldl
 
 $(O)/test/libfake-%.so: test/fake-provider.c $(REG_LIB)
 	$(msg) CC $@

@@ -160,7 +160,7 @@ fake_pz_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE *pz)
 	return DAT_SUCCESS;
 }
 
-static void fake_fill(void)
+__attribute__((unused)) static void fake_fill(void)
 {
 	void **slot = (void **)&fake_provider.ia_open_func;
 

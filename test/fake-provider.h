@@ -12,6 +12,11 @@
 
 #define FAKE_NSLOTS 79
 
+/* Providers make their own error codes; the public headers leave it open. */
+#ifndef DAT_ERROR
+#define DAT_ERROR(type, subtype) ((DAT_RETURN)(DAT_CLASS_ERROR | (type) | (subtype)))
+#endif
+
 /* The answer of slot @n: an error no real call returns. */
 #define fake_code(n) DAT_ERROR(DAT_INTERNAL_ERROR, 0x100 + (n))
 

@@ -1,0 +1,64 @@
+/*
+ * test-list.h - every test and helper of run-tests, each named once.
+ *
+ * runner.c includes this file several times with different definitions of
+ * the macros below (declarations, then the tables), so it has no include
+ * guard and nothing but these lines:
+ *
+ *	TEST_ENTRY(name)			a test, TEST_IMPL(name)
+ *	TEST_ENTRY_TIMEOUT(name, seconds)	one that needs more (or less)
+ *						than the default timeout
+ *	TEST_ENTRY_HIDDEN(name)			run only when named exactly,
+ *						never by default or by a glob
+ *	TEST_ENTRY_HIDDEN_TIMEOUT(name, seconds)
+ *	HELPER_ENTRY(name)			a helper process,
+ *						HELPER_IMPL(name)
+ *
+ * Keep the entries grouped by file (test/test-<area>.c), in the order the
+ * file defines them; a test's name starts with its area.
+ */
+
+/* test-runner-self.c: the runner itself */
+TEST_ENTRY(runner_pass)
+TEST_ENTRY(runner_skip)
+TEST_ENTRY(runner_helper_tcp)
+TEST_ENTRY(runner_helper_exit_early)
+TEST_ENTRY(runner_run_cmd)
+TEST_ENTRY(runner_run_cmd_timeout)
+TEST_ENTRY(runner_spawn_cmd)
+TEST_ENTRY(runner_reports_format)
+TEST_ENTRY(runner_reports_failures)
+TEST_ENTRY(runner_reports_timeout)
+TEST_ENTRY_HIDDEN(runner_selftest_fail_assert)
+TEST_ENTRY_HIDDEN(runner_selftest_fail_return)
+TEST_ENTRY_HIDDEN(runner_selftest_fail_exit)
+TEST_ENTRY_HIDDEN(runner_selftest_fail_crash)
+TEST_ENTRY_HIDDEN_TIMEOUT(runner_selftest_fail_timeout, 1)
+HELPER_ENTRY(runner_tcp_echo)
+HELPER_ENTRY(runner_exit_early)
+HELPER_ENTRY(runner_sleeper)
+
+/* test-registry-conf.c: the dat.conf parser */
+TEST_ENTRY(registry_conf_table)
+TEST_ENTRY(registry_conf_fields)
+
+/* test-registry.c: the registry with fake providers */
+TEST_ENTRY(registry_list_providers)
+TEST_ENTRY(registry_open_close_cycle)
+TEST_ENTRY(registry_not_found_subtypes)
+TEST_ENTRY(registry_bad_libraries)
+TEST_ENTRY(registry_fallback_library)
+TEST_ENTRY(registry_override_unreadable)
+TEST_ENTRY(registry_bad_lines_reported)
+TEST_ENTRY(registry_open_failure_unloads)
+TEST_ENTRY(registry_close_version_mismatch)
+TEST_ENTRY(registry_add_remove_provider)
+TEST_ENTRY(registry_many_ias)
+TEST_ENTRY_TIMEOUT(registry_concurrent_first_use, 60)
+
+/* test-interop.c: Debian's binaries and OFED's provider with our registry */
+TEST_ENTRY_TIMEOUT(interop_dapltest_binds_to_us, 90)
+TEST_ENTRY_TIMEOUT(interop_dtest_binds_to_us, 90)
+TEST_ENTRY_TIMEOUT(interop_ofed_provider_under_our_registry, 90)
+TEST_ENTRY(registry_exports)
+TEST_ENTRY_TIMEOUT(seed_synopsis_compiles, 60)
