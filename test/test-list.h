@@ -56,6 +56,10 @@ TEST_ENTRY(registry_add_remove_provider)
 TEST_ENTRY(registry_many_ias)
 TEST_ENTRY_TIMEOUT(registry_concurrent_first_use, 60)
 
+/* test-abi.c: our headers against Debian's libdapl-dev */
+TEST_ENTRY_TIMEOUT(abi_headers_match_ofed, 120)
+TEST_ENTRY_TIMEOUT(abi_checker_catches_changes, 180)
+
 /* test-interop.c: Debian's binaries and OFED's provider with our registry */
 TEST_ENTRY_TIMEOUT(interop_dapltest_binds_to_us, 90)
 TEST_ENTRY_TIMEOUT(interop_dtest_binds_to_us, 90)
