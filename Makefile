@@ -127,6 +127,17 @@ $(O)/test/libfake-%.so: test/fake-provider.c $(REG_LIB)
 		-DFAKE_VARIANT_$(subst -,_,$*)=1 -o $@ $< $(ALL_LDFLAGS)
 
 # ---------------------------------------------------------------------------
+# Tools
+
+TOOLS		:= $(O)/tools/datinfo
+.SECONDARY: $(TOOLS:%=%.o)
+
+$(O)/tools/%: $(O)/tools/%.o $(REG_LIB) $(REG_LINKS)
+	$(msg) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< -L$(O)/lib -ldat2 \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+# ---------------------------------------------------------------------------
 
 $(O)/%.o: %.c
 	$(msg) CC $@
@@ -141,7 +152,7 @@ $(O)/dat2.pc: dat2.pc.in Makefile
 		$< > $@
 
 LIBS		:= $(REG_LIB) $(REG_LINKS)
-ALL		:= $(LIBS) $(O)/dat2.pc $(TEST_BIN) $(FAKE_LIBS)
+ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(TEST_BIN) $(FAKE_LIBS)
 
 .PHONY: all check demo deps install uninstall clean
 
@@ -151,8 +162,12 @@ all: $(ALL)
 deps:
 	$(Q)tools/install-deps
 
+# Sanitized builds run slower: their timeouts are scaled (TEST_TIMEOUT_SCALE).
+TEST_TIMEOUT_SCALE ?= $(if $(SAN),3,1)
+
 check: deps all
-	$(Q)TEST_BUILDDIR=$(abspath $(O)/test) $(TEST_BIN)
+	$(Q)TEST_BUILDDIR=$(abspath $(O)/test) \
+		TEST_TIMEOUT_SCALE=$(TEST_TIMEOUT_SCALE) $(TEST_BIN) $(TESTS)
 
 demo: deps all
 	$(Q)tools/demo $(O)
@@ -161,16 +176,18 @@ demo: deps all
 # Installation. uninstall removes exactly the files install wrote.
 
 HEADERS		:= $(wildcard include/dat2/*.h) include/dat/udat.h
-INST_FILES	:= $(LIBDIR)/libdat2.so.$(SOVERSION) \
+INST_FILES	:= $(BINDIR)/datinfo $(LIBDIR)/libdat2.so.$(SOVERSION) \
 		   $(LIBDIR)/libdat2.so.$(SOMAJOR) $(LIBDIR)/libdat2.so \
 		   $(PKGCONFIGDIR)/dat2.pc $(DOCDIR)/dat.conf.example \
 		   $(HEADERS:include/%=$(INCLUDEDIR)/%)
 
-install: $(LIBS) $(O)/dat2.pc
-	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+install: $(LIBS) $(O)/dat2.pc $(TOOLS) $(TOOLS:%=%.o)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/dat2 $(DESTDIR)$(INCLUDEDIR)/dat \
 		$(DESTDIR)$(DOCDIR)
 	$(Q)$(INSTALL) -m 755 $(REG_LIB) $(DESTDIR)$(LIBDIR)/
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $(DESTDIR)$(BINDIR)/datinfo $(O)/tools/datinfo.o \
+		-L$(O)/lib -ldat2
 	$(Q)ln -sf libdat2.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdat2.so.$(SOMAJOR)
 	$(Q)ln -sf libdat2.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libdat2.so
 	$(Q)$(INSTALL) -m 644 $(O)/dat2.pc $(DESTDIR)$(PKGCONFIGDIR)/

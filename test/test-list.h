@@ -60,6 +60,9 @@ TEST_ENTRY_TIMEOUT(registry_concurrent_first_use, 60)
 TEST_ENTRY_TIMEOUT(abi_headers_match_ofed, 120)
 TEST_ENTRY_TIMEOUT(abi_checker_catches_changes, 180)
 
+/* test-install.c: make install, pkg-config, make uninstall */
+TEST_ENTRY_TIMEOUT(install_destdir_pkg_config, 120)
+
 /* test-interop.c: Debian's binaries and OFED's provider with our registry */
 TEST_ENTRY_TIMEOUT(interop_dapltest_binds_to_us, 90)
 TEST_ENTRY_TIMEOUT(interop_dtest_binds_to_us, 90)
