@@ -109,6 +109,10 @@ dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_event_qlen,
 		return ret;
 	}
 
+	if (provider->ia_open_func == NULL) {
+		ret = DAT_ERROR(DAT_NOT_IMPLEMENTED, 0);
+		goto undo;
+	}
 	ret = provider->ia_open_func(name, async_event_qlen, async_event_handle,
 				     &ia);
 	if (ret != DAT_SUCCESS) {
@@ -156,6 +160,9 @@ dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS ia_flags)
 	provider = DAT_HANDLE_TO_PROVIDER(ia);
 	dreg_dbg(DREG_DBG_CONSUMER_API, "dat_ia_close(%s)", provider->device_name);
 
+	/* Asked before the close, as OFED does, to compare with the key. */
+	if (provider->ia_query_func == NULL || provider->ia_close_func == NULL)
+		return DAT_ERROR(DAT_NOT_IMPLEMENTED, 0);
 	ret = provider->ia_query_func(ia, NULL, 0, NULL,
 				      DAT_PROVIDER_FIELD_ALL, &attr);
 	if (ret != DAT_SUCCESS) {
