@@ -120,13 +120,6 @@ dat_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd_handle,
 		     ia_attr, provider_attr_mask, provider_attr);
 }
 
-DREG_EXPORT DAT_RETURN DAT_API
-dat_ia_ha_related(DAT_IA_HANDLE ia_handle, const DAT_NAME_PTR provider,
-		  DAT_BOOLEAN *answer)
-{
-	DREG_IA_CALL(ia_handle, ia_ha_related_func, provider, answer);
-}
-
 /*
  * Generic handles. The DAT 2.0 spec lets these take any handle, the IA
  * included; the consumer's IA index is mapped (as OFED 2.1.10 does) and an

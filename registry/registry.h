@@ -50,16 +50,6 @@ DREG_EXPORT DAT_RETURN DAT_API
 dats_get_ia_handle(DAT_IA_HANDLE handle, DAT_IA_HANDLE *ia_handle_p);
 
 /*
- * dat_ia_ha_related asks the provider of an IA whether the named provider
- * can take over its connections (DAT 2.0 high availability). No public
- * header declares it and OFED does not implement it; it dispatches to
- * ia_ha_related_func like any IA call. Implemented in api.c.
- */
-DREG_EXPORT DAT_RETURN DAT_API
-dat_ia_ha_related(DAT_IA_HANDLE ia_handle, const DAT_NAME_PTR provider,
-		  DAT_BOOLEAN *answer);
-
-/*
  * The two extension operations that need the registry rather than an open
  * IA; dat_extension_op (api.c) routes them here, as OFED's registry does.
  *

@@ -3,9 +3,11 @@
  * Text for DAT_RETURN values: dat_strerror for consumers and dreg_ret_name
  * for the registry's own debug output.
  *
- * The text of each type and subtype is its name in dat_error.h, which is
- * also what OFED prints, so that logs read the same and can be searched
- * for the name a program tests against.
+ * The text of each type and subtype is its name in dat_error.h, so that a
+ * log can be searched for the name a program tests against. OFED prints
+ * the same names for the values it knows; it misspells one subtype
+ * (DAT_INVALID_STATE_EP_EVD_RCV for ..._RECV) and leaves the newer types
+ * and the SRQ state subtypes unnamed, which we name.
  */
 #include <stdio.h>
 

@@ -243,7 +243,7 @@ dat_registry_providers_related(const DAT_NAME_PTR name1,
 	/*
 	 * The registry holds no high-availability information of its own:
 	 * an IA is related to itself, and for two different IAs only their
-	 * provider can tell (dat_ia_ha_related, on an open IA).
+	 * providers could tell.
 	 */
 	*relationship = strcmp(name1, name2) == 0 ? DAT_HA_TRUE : DAT_HA_UNKNOWN;
 	return DAT_SUCCESS;

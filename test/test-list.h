@@ -69,3 +69,9 @@ TEST_ENTRY_TIMEOUT(interop_dtest_binds_to_us, 90)
 TEST_ENTRY_TIMEOUT(interop_ofed_provider_under_our_registry, 90)
 TEST_ENTRY(registry_exports)
 TEST_ENTRY_TIMEOUT(seed_synopsis_compiles, 60)
+
+/* test-registry-dispatch.c, test-strerror.c */
+TEST_ENTRY(registry_dispatch_every_slot)
+TEST_ENTRY(registry_dispatch_bad_handles)
+TEST_ENTRY(registry_consumer_context_on_ia)
+TEST_ENTRY(strerror_every_code)
