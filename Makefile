@@ -99,10 +99,35 @@ $(O)/lib/libdat.so: $(REG_LIB)
 	$(Q)ln -sf $(notdir $<) $@
 
 # ---------------------------------------------------------------------------
+# The provider: libdaplsoft.so.2. It exports dat_provider_init/fini only and,
+# like OFED's providers, does not link against libdat2: it takes the
+# registry's functions from whichever registry loaded it.
+
+PROV_SRCS	:= $(wildcard provider/*.c)
+PROV_OBJS	:= $(PROV_SRCS:%.c=$(O)/%.o)
+PROV_LIB	:= $(O)/lib/libdaplsoft.so.$(SOVERSION)
+PROV_LINKS	:= $(O)/lib/libdaplsoft.so.$(SOMAJOR)
+UV_CFLAGS	:= $(shell pkg-config --cflags libuv 2>/dev/null)
+UV_LIBS		:= $(shell pkg-config --libs libuv 2>/dev/null || echo -luv)
+
+$(O)/provider/%.o: ALL_CFLAGS += -fvisibility=hidden $(UV_CFLAGS)
+
+$(PROV_LIB): $(PROV_OBJS) provider/libdaplsoft.map
+	$(msg) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -Wl,-soname,libdaplsoft.so.$(SOMAJOR) \
+		-Wl,--version-script=provider/libdaplsoft.map \
+		-Wl,-z,relro -Wl,-z,now \
+		$(ALL_LDFLAGS) -o $@ $(PROV_OBJS) $(UV_LIBS)
+
+$(PROV_LINKS): $(PROV_LIB)
+	$(Q)ln -sf $(notdir $<) $@
+
+# ---------------------------------------------------------------------------
 # Tests: one runner, test/runner.c plus every test/test-*.c, and the fake
 # providers the registry tests load.
 
-TEST_SRCS	:= test/runner.c $(wildcard test/test-*.c)
+TEST_SRCS	:= test/runner.c test/provider-util.c $(wildcard test/test-*.c)
 TEST_OBJS	:= $(TEST_SRCS:%.c=$(O)/%.o)
 TEST_BIN	:= $(O)/test/run-tests
 
@@ -115,7 +140,8 @@ TEST_LINK_OBJS	:= $(O)/registry/conf.o
 
 $(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"'
 
-$(TEST_BIN): $(TEST_OBJS) $(TEST_LINK_OBJS) $(REG_LIB) $(REG_LINKS)
+$(TEST_BIN): $(TEST_OBJS) $(TEST_LINK_OBJS) $(REG_LIB) $(REG_LINKS) \
+		$(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
 	$(msg) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJS) $(TEST_LINK_OBJS) \
 		-L$(O)/lib -ldat2 -Wl,-rpath,'$$ORIGIN/../lib' -ldl
@@ -151,7 +177,7 @@ $(O)/dat2.pc: dat2.pc.in Makefile
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		$< > $@
 
-LIBS		:= $(REG_LIB) $(REG_LINKS)
+LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
 ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(TEST_BIN) $(FAKE_LIBS)
 
 .PHONY: all check demo deps install uninstall clean
@@ -177,6 +203,7 @@ demo: deps all
 
 HEADERS		:= $(wildcard include/dat2/*.h) include/dat/udat.h
 INST_FILES	:= $(BINDIR)/datinfo $(LIBDIR)/libdat2.so.$(SOVERSION) \
+		   $(LIBDIR)/libdaplsoft.so.$(SOVERSION) $(LIBDIR)/libdaplsoft.so.$(SOMAJOR) \
 		   $(LIBDIR)/libdat2.so.$(SOMAJOR) $(LIBDIR)/libdat2.so \
 		   $(PKGCONFIGDIR)/dat2.pc $(DOCDIR)/dat.conf.example \
 		   $(HEADERS:include/%=$(INCLUDEDIR)/%)
@@ -190,6 +217,8 @@ install: $(LIBS) $(O)/dat2.pc $(TOOLS) $(TOOLS:%=%.o)
 		-L$(O)/lib -ldat2
 	$(Q)ln -sf libdat2.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdat2.so.$(SOMAJOR)
 	$(Q)ln -sf libdat2.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libdat2.so
+	$(Q)$(if $(PROV_SRCS),$(INSTALL) -m 755 $(PROV_LIB) $(DESTDIR)$(LIBDIR)/ && \
+		ln -sf libdaplsoft.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdaplsoft.so.$(SOMAJOR),true)
 	$(Q)$(INSTALL) -m 644 $(O)/dat2.pc $(DESTDIR)$(PKGCONFIGDIR)/
 	$(Q)$(INSTALL) -m 644 $(wildcard include/dat2/*.h) $(DESTDIR)$(INCLUDEDIR)/dat2/
 	$(Q)$(INSTALL) -m 644 include/dat/udat.h $(DESTDIR)$(INCLUDEDIR)/dat/

@@ -75,3 +75,9 @@ TEST_ENTRY(registry_dispatch_every_slot)
 TEST_ENTRY(registry_dispatch_bad_handles)
 TEST_ENTRY(registry_consumer_context_on_ia)
 TEST_ENTRY(strerror_every_code)
+
+/* The provider, one list per area (each file owns its list). */
+#include "test-list-mem.h"
+#include "test-list-evd.h"
+#include "test-list-ep.h"
+#include "test-list-srq.h"

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softdapl: the provider's internal interface.
+ *
+ * What lives where (one file per DAT object, as the entry points are laid
+ * out in struct dat_provider):
+ *
+ *   provider.c   dat_provider_init/fini, the DAT_PROVIDER table
+ *   ia.c         IA open/query/close; params.c: ia_params parsing
+ *   pz.c lmr.c rmr.c                memory: PZ, LMR (contexts, bounds), RMR
+ *   evd.c cno.c                     events: EVD rings, waiting, CNO
+ *   ep.c         EP lifecycle and state machine   (ep.h: EP, PSP, RSP, CR, SRQ)
+ *   psp.c rsp.c cr.c cm.c           service points, requests, handshake
+ *   post.c       the DTO entry points (post_send/recv/rdma_write/rdma_read)
+ *   srq.c        SRQ
+ *   tx.c rx.c    the wire engine: framing out, placing in (proto.h)
+ *   engine.c     the event loop thread and how other threads reach it
+ *
+ * Naming: DAT entry points keep their DAT names with an sd_ prefix
+ * (sd_ep_post_send); internal functions are sd_<object>_<verb>; helpers are
+ * static. Internally functions return 0 or a negative errno, or a
+ * DAT_RETURN where the value goes straight back to the consumer; each says
+ * which. The translation happens once, at the entry point.
+ *
+ * Threads. Consumer threads call the entry points, any number at once. One
+ * engine thread per process runs a libuv loop (engine.c) that owns every
+ * socket: it completes connects, accepts, reads frames and places their
+ * data directly into registered memory, and writes what could not be
+ * written at post time. Consumers reach it through sd_engine_submit (a
+ * command queue and a uv_async_t). Completions are appended to an EVD ring
+ * under the EVD's lock by whichever thread completes the DTO, and a waiter
+ * is woken through the EVD's condition variable.
+ *
+ * Room for the latency work: a post appends its work request and, when
+ * the connection has nothing queued, writes the frame from the consumer's
+ * thread at once (no hop to the engine); a waiter may later drive the
+ * receive path itself. Nothing in the data path allocates: work requests,
+ * segments and event slots are preallocated when their queue is created.
+ *
+ * Locks, in the order they nest (never take an earlier one while holding a
+ * later one):
+ *
+ *   ia->lock     object lists of the IA, the LMR context table
+ *   ep->lock     EP state, its queues, its connection's tx/rx state
+ *   srq->lock    SRQ buffers
+ *   evd->lock    the event ring, waiters
+ *   cno->lock
+ *   engine command queue lock (leaf)
+ *
+ * Every struct says which lock guards which field; "engine" means the
+ * field is touched only on the engine thread, "const" that it is set at
+ * creation and read-only afterwards.
+ */
+#ifndef SD_SOFTDAPL_H
+#define SD_SOFTDAPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <dat2/udat.h>
+#include <dat2/dat_registry.h>
+
+#define SD_EXPORT __attribute__((visibility("default")))
+
+/* The failing DAT_RETURN for a type and subtype (DAT 2.0, 6.1). */
+#define SD_ERR(type, subtype) \
+	((DAT_RETURN)(DAT_CLASS_ERROR | (type) | (subtype)))
+
+#define SD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define sd_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Provider identity, reported in ia_query and checked by OFED's registry. */
+#define SD_PROVIDER_NAME	"softdapl"
+#define SD_VENDOR_NAME		"softdapl"
+#define SD_VERSION_MAJOR	0
+#define SD_VERSION_MINOR	1
+
+/* ------------------------------------------------------------------ */
+/* Intrusive doubly linked lists                                      */
+
+struct sd_list {
+	struct sd_list *next, *prev;
+};
+
+static inline void sd_list_init(struct sd_list *l)
+{
+	l->next = l->prev = l;
+}
+
+static inline bool sd_list_empty(const struct sd_list *l)
+{
+	return l->next == l;
+}
+
+static inline void sd_list_add_tail(struct sd_list *l, struct sd_list *n)
+{
+	n->prev = l->prev;
+	n->next = l;
+	l->prev->next = n;
+	l->prev = n;
+}
+
+static inline void sd_list_del(struct sd_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = n->prev = n;
+}
+
+#define sd_list_for_each(pos, head) \
+	for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
+
+/* ------------------------------------------------------------------ */
+/* Objects                                                            */
+
+/*
+ * Magic numbers tell a live object of the expected kind from anything
+ * else a consumer may pass; they are cleared when the object is freed.
+ */
+enum sd_magic {
+	SD_MAGIC_IA	= 0x53444941,	/* "SDIA" */
+	SD_MAGIC_PZ	= 0x5344505a,
+	SD_MAGIC_LMR	= 0x53444c4d,
+	SD_MAGIC_RMR	= 0x5344524d,
+	SD_MAGIC_EVD	= 0x53444556,
+	SD_MAGIC_CNO	= 0x5344434e,
+	SD_MAGIC_EP	= 0x53444550,
+	SD_MAGIC_PSP	= 0x53445053,
+	SD_MAGIC_RSP	= 0x53445253,
+	SD_MAGIC_CR	= 0x53444352,
+	SD_MAGIC_SRQ	= 0x53445351,
+	SD_MAGIC_DEAD	= 0x44454144,
+};
+
+struct sd_ia;
+
+/*
+ * The head of every object a handle points to. @provider must stay the
+ * first member: the registry finds the provider table through it
+ * (DAT_HANDLE_TO_PROVIDER).
+ */
+struct sd_obj {
+	DAT_PROVIDER	*provider;	/* const; &sd_provider */
+	uint32_t	magic;		/* enum sd_magic; const until freed */
+	DAT_HANDLE_TYPE	type;		/* const */
+	struct sd_ia	*ia;		/* const; the owning IA (itself for an IA) */
+	DAT_CONTEXT	context;	/* dat_set/get_consumer_context; atomic */
+	struct sd_list	node;		/* ia->lock: in the IA's list of its kind */
+};
+
+extern DAT_PROVIDER sd_provider;
+
+/*
+ * Registry services. The provider does not link against libdat2: like
+ * OFED's providers it takes these from whichever registry loaded it, ours
+ * or OFED's.
+ */
+extern DAT_RETURN DAT_API dats_get_ia_handle(DAT_IA_HANDLE handle,
+					     DAT_IA_HANDLE *ia_handle_p);
+
+/*
+ * Fills @obj for a new object of @ia (not yet listed). Returns nothing:
+ * it cannot fail.
+ */
+void sd_obj_init(struct sd_obj *obj, struct sd_ia *ia, uint32_t magic,
+		 DAT_HANDLE_TYPE type);
+
+/*
+ * The object behind a consumer handle when it is a live object of kind
+ * @magic, else NULL. Handles below one page are never objects.
+ */
+struct sd_obj *sd_obj_check(DAT_HANDLE h, uint32_t magic);
+
+/* ------------------------------------------------------------------ */
+/* IA (ia.c, params.c)                                                */
+
+/* What ia_params named: see params.c and the README. */
+struct sd_ia_addr {
+	struct sockaddr_storage	ss;	/* the address to bind and report */
+	socklen_t		len;
+	char			ifname[64];	/* the interface, if one was named */
+};
+
+struct sd_ia {
+	struct sd_obj		obj;
+	pthread_mutex_t		lock;
+	char			name[DAT_NAME_MAX_LENGTH]; /* const */
+	struct sd_ia_addr	addr;		/* const */
+	struct sd_evd		*async_evd;	/* lock */
+	bool			async_evd_ours;	/* const; created by ia_open */
+	/* Object lists, all under lock. */
+	struct sd_list		pzs, lmrs, rmrs, evds, cnos, eps, psps, rsps,
+				crs, srqs;
+	/* LMR/RMR context table (lmr.c), under lock. */
+	struct sd_lmr		**ctx_table;
+	uint32_t		ctx_size;	/* slots in ctx_table */
+	uint32_t		ctx_seed;	/* per-IA random bits for contexts */
+};
+
+/* Parses ia_params into @addr; 0 or -EINVAL with a message in @err. */
+int sd_params_parse(const char *ia_params, struct sd_ia_addr *addr,
+		    char *err, size_t errlen);
+
+/* The IA of a consumer's IA handle or provider IA pointer, or NULL. */
+struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h);
+
+/* The consumer's handle for @ia (dats_get_ia_handle), for query results. */
+DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia);
+
+/*
+ * Posts an asynchronous error event @ev about object @h on @ia's async EVD
+ * (DAT_ASYNC_ERROR_*). Any thread; takes the EVD lock.
+ */
+void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h);
+
+/* ------------------------------------------------------------------ */
+/* Memory (pz.c, lmr.c, rmr.c)                                        */
+
+struct sd_pz {
+	struct sd_obj	obj;
+	unsigned	refs;		/* ia->lock: LMRs, RMRs, EPs, SRQs using it */
+};
+
+struct sd_lmr {
+	struct sd_obj		obj;
+	struct sd_pz		*pz;		/* const */
+	char			*addr;		/* const; first byte registered */
+	DAT_VLEN		len;		/* const */
+	DAT_MEM_PRIV_FLAGS	priv;		/* const */
+	DAT_MEM_TYPE		mem_type;	/* const */
+	DAT_VA_TYPE		va_type;	/* const */
+	DAT_LMR_CONTEXT		lmr_context;	/* const */
+	DAT_RMR_CONTEXT		rmr_context;	/* const */
+	unsigned		busy;		/* ia->lock: remote accesses placing now */
+};
+
+/*
+ * A local segment resolved at post time: the memory the provider may read
+ * or write for it, already checked against its LMR.
+ */
+struct sd_sge {
+	char		*addr;
+	uint64_t	len;
+};
+
+/*
+ * Resolves one DAT_LMR_TRIPLET of a post on an EP or SRQ of PZ @pz that
+ * needs local privilege @need (DAT_MEM_PRIV_LOCAL_READ_FLAG for data sent
+ * or written out, DAT_MEM_PRIV_LOCAL_WRITE_FLAG for data received or read
+ * in) into @sge. Returns DAT_SUCCESS or, per COMMON-5..7:
+ * DAT_INVALID_PARAMETER (segment outside its LMR), DAT_PROTECTION_VIOLATION
+ * (LMR of another PZ), DAT_PRIVILEGES_VIOLATION (unknown lmr_context or
+ * missing privilege). Any thread; takes ia->lock.
+ */
+DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
+				const DAT_LMR_TRIPLET *t, DAT_MEM_PRIV_FLAGS need,
+				struct sd_sge *sge);
+
+/*
+ * Grants a remote peer access to [va, va + len) through @rmr_context for
+ * an EP of PZ @pz with privilege @need (DAT_MEM_PRIV_REMOTE_READ_FLAG or
+ * _WRITE_FLAG). On success returns 0, points @sge at the memory and takes
+ * a busy reference on the LMR (release with sd_lmr_remote_done once the
+ * bytes are placed or sent): the LMR cannot be freed meanwhile. Returns
+ * -ENOENT (unknown context), -EACCES (no privilege), -EPERM (other PZ) or
+ * -ERANGE (outside the region); the peer's bytes then touch nothing.
+ */
+int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
+			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
+			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
+			  struct sd_sge *sge, struct sd_lmr **lmr);
+void sd_lmr_remote_done(struct sd_lmr *lmr);
+
+struct sd_rmr {
+	struct sd_obj	obj;
+	struct sd_pz	*pz;		/* const */
+};
+
+/* ------------------------------------------------------------------ */
+/* Events (evd.c, cno.c)                                              */
+
+struct sd_cno;
+
+struct sd_evd {
+	struct sd_obj		obj;
+	pthread_mutex_t		lock;
+	pthread_cond_t		cond;		/* signalled when events arrive */
+	DAT_EVD_FLAGS		flags;		/* const */
+	DAT_EVENT		*ring;		/* lock; qlen slots */
+	DAT_COUNT		qlen;		/* lock */
+	DAT_COUNT		head;		/* lock; oldest event */
+	DAT_COUNT		count;		/* lock; events in the ring */
+	bool			enabled;	/* lock */
+	bool			waitable;	/* lock */
+	bool			overflowed;	/* lock; overflow reported once */
+	DAT_COUNT		threshold;	/* lock; of the current waiter */
+	unsigned		waiters;	/* lock */
+	struct sd_cno		*cno;		/* lock */
+	unsigned		refs;		/* ia->lock: EPs, PSPs, RSPs, SRQs using it */
+};
+
+/*
+ * Appends @ev to @evd and wakes a waiter whose threshold is reached (and
+ * triggers the CNO). Any thread; takes evd->lock, so the caller may hold
+ * an EP or SRQ lock but no EVD or CNO lock. When the ring is full the
+ * event is not lost silently: 0 is returned, the EVD is marked overflowed
+ * and DAT_ASYNC_ERROR_EVD_OVERFLOW is posted to the IA's async EVD, once.
+ * Returns 0, or -ENOSPC when the event could not be stored.
+ */
+int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev);
+
+/* Convenience: a DTO completion for @ep on @evd. */
+int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
+		    DAT_DTO_COMPLETION_STATUS status, DAT_COUNT len,
+		    DAT_DTO_OPERATION op);
+
+struct sd_cno {
+	struct sd_obj		obj;
+	pthread_mutex_t		lock;
+	pthread_cond_t		cond;
+	DAT_OS_WAIT_PROXY_AGENT	agent;		/* lock */
+	struct sd_evd		*triggered;	/* lock; EVD that fired, if any */
+	unsigned		refs;		/* ia->lock: EVDs using it */
+};
+
+/* Called by evd.c with no EVD lock held when @evd becomes notifiable. */
+void sd_cno_trigger(struct sd_cno *cno, struct sd_evd *evd);
+
+/* ------------------------------------------------------------------ */
+/* The engine (engine.c)                                              */
+
+/*
+ * A unit of work for the engine thread. Embedded in the object it acts on,
+ * so submitting allocates nothing; @fn runs on the engine thread, in
+ * submission order, with no provider lock held.
+ */
+struct sd_cmd {
+	struct sd_list	node;		/* engine command lock */
+	void		(*fn)(struct sd_cmd *cmd);
+	bool		queued;		/* engine command lock */
+};
+
+struct uv_loop_s;
+
+/* Start (first IA) and stop (last IA) the engine thread. 0 or -errno. */
+int sd_engine_get(void);
+void sd_engine_put(void);
+
+/*
+ * Queues @cmd for the engine thread. A command already queued is not
+ * queued twice (it runs once). Any thread.
+ */
+void sd_engine_submit(struct sd_cmd *cmd);
+
+/* The engine's loop; use only on the engine thread. */
+struct uv_loop_s *sd_engine_loop(void);
+
+/* True on the engine thread. */
+bool sd_engine_on_thread(void);
+
+/* ------------------------------------------------------------------ */
+/* Debug output                                                       */
+
+/*
+ * SOFTDAPL_DEBUG=1 prints provider messages (state transitions, errors) on
+ * stderr, prefixed "softdapl: ". Off by default and cheap when off.
+ */
+extern int sd_debug_level;
+void sd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define sd_dbg(...) do { if (sd_debug_level) sd_log(__VA_ARGS__); } while (0)
+
+#endif

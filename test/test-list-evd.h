@@ -1,0 +1,1 @@
+/* Tests of the provider: evd (see test-list.h for the macros). */
