@@ -152,6 +152,15 @@ $(O)/test/libfake-%.so: test/fake-provider.c $(REG_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -MF $(O)/test/fake-$*.d -shared \
 		-DFAKE_VARIANT_$(subst -,_,$*)=1 -o $@ $< $(ALL_LDFLAGS)
 
+# Example programs (test/examples): teaching material, run by the tests.
+EXAMPLES	:= $(patsubst test/examples/%.c,$(O)/test/examples/%,$(wildcard test/examples/*.c))
+.SECONDARY: $(EXAMPLES:%=%.o)
+
+$(O)/test/examples/%: $(O)/test/examples/%.o $(REG_LIB) $(REG_LINKS)
+	$(msg) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< -L$(O)/lib -ldat2 \
+		-Wl,-rpath,'$$ORIGIN/../../lib'
+
 # ---------------------------------------------------------------------------
 # Tools
 
@@ -178,7 +187,7 @@ $(O)/dat2.pc: dat2.pc.in Makefile
 		$< > $@
 
 LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
-ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(TEST_BIN) $(FAKE_LIBS)
+ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES)
 
 .PHONY: all check demo deps install uninstall clean
 

@@ -281,6 +281,87 @@ struct sd_rmr {
 };
 
 /* ------------------------------------------------------------------ */
+/* Work requests (post.c, srq.c, tx.c, rx.c)                           */
+
+/*
+ * COMMON-4: nothing on the post path allocates. A queue of work requests is
+ * a ring of sd_wqe allocated with the queue, each with room for the
+ * queue's maximum number of segments; posting fills the next free slot,
+ * completing frees the oldest. COMMON-3: the consumer's local_iov is
+ * copied (resolved into sge) at post time.
+ */
+enum sd_wr_op {
+	SD_WR_SEND,
+	SD_WR_RECV,
+	SD_WR_RDMA_WRITE,
+	SD_WR_RDMA_READ,
+};
+
+struct sd_ep;
+
+struct sd_wqe {
+	DAT_DTO_COOKIE		cookie;		/* COMMON-2: returned unchanged */
+	DAT_COMPLETION_FLAGS	flags;
+	uint8_t			op;		/* enum sd_wr_op */
+	uint8_t			status;		/* DAT_DTO_COMPLETION_STATUS once done */
+	uint16_t		nsge;
+	uint32_t		seq;		/* request sequence number on the wire */
+	uint64_t		len;		/* bytes the segments hold (or the message) */
+	uint64_t		done;		/* bytes sent or placed so far */
+	struct sd_sge		*sge;		/* the queue's max_sge slots for this WQE */
+	DAT_RMR_TRIPLET		remote;		/* RDMA write/read target */
+	struct sd_ep		*ep;		/* SRQ buffers: the EP that took it */
+};
+
+/*
+ * A ring of work requests. Guarded by the lock of its owner (ep->lock for
+ * an EP's queues, srq->lock for an SRQ).
+ */
+struct sd_wq {
+	struct sd_wqe	*wqe;		/* @size slots */
+	struct sd_sge	*sge;		/* @size * @max_sge segments */
+	uint32_t	size;
+	uint32_t	max_sge;
+	uint32_t	head;		/* oldest posted, not yet completed */
+	uint32_t	count;		/* posted, not yet completed */
+};
+
+/* Allocates the ring; 0 or -ENOMEM. An empty ring (size 0) is allowed. */
+int sd_wq_init(struct sd_wq *wq, uint32_t size, uint32_t max_sge);
+void sd_wq_destroy(struct sd_wq *wq);
+
+/* The slot the next post fills, or NULL when the queue is full (COMMON-8). */
+static inline struct sd_wqe *sd_wq_next(struct sd_wq *wq)
+{
+	struct sd_wqe *w;
+
+	if (wq->count == wq->size)
+		return NULL;
+	w = &wq->wqe[(wq->head + wq->count) % wq->size];
+	w->sge = &wq->sge[(size_t)((w - wq->wqe)) * wq->max_sge];
+	return w;
+}
+
+/* Makes the slot returned by sd_wq_next part of the queue. */
+static inline void sd_wq_push(struct sd_wq *wq)
+{
+	wq->count++;
+}
+
+/* The @i-th oldest posted WQE (0: the head), or NULL. */
+static inline struct sd_wqe *sd_wq_at(struct sd_wq *wq, uint32_t i)
+{
+	return i < wq->count ? &wq->wqe[(wq->head + i) % wq->size] : NULL;
+}
+
+/* Removes the head (completed in order, per queue). */
+static inline void sd_wq_pop(struct sd_wq *wq)
+{
+	wq->head = (wq->head + 1) % wq->size;
+	wq->count--;
+}
+
+/* ------------------------------------------------------------------ */
 /* Events (evd.c, cno.c)                                              */
 
 struct sd_cno;

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The example programs of test/examples, run as a learner would run them
+ * (one process, both ends over loopback) against our provider: each must
+ * exit 0 and print what its comments promise.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "provider-util.h"
+#include "test.h"
+
+static int run_example(const char *name, const char *const expect[])
+{
+	char path[1024], *out = NULL;
+	int status, i;
+
+	sdt_conf("lo");
+	snprintf(path, sizeof(path), "%s/examples/%s", test_builddir(), name);
+	ASSERT_OK(test_run_cmdl(60, &status, &out, path, SDT_IA_NAME, NULL));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("%s failed:\n%s", name, out);
+	for (i = 0; expect[i] != NULL; i++)
+		ASSERT_STR_CONTAINS(out, expect[i]);
+	printf("%s", out);
+	free(out);
+	return 0;
+}
+
+/* RECV-1, SEND-1, SEND-6, COMMON-2 */
+TEST_IMPL(example_send_recv)
+{
+	static const char *const expect[] = {
+		"receive completed: cookie 0x1111, 20 bytes: \"hello over softdapl\"",
+		"send-recv: ok", NULL };
+
+	return run_example("send-recv", expect);
+}
+
+/* WRITE-1, WRITE-6 */
+TEST_IMPL(example_rdma_write)
+{
+	static const char *const expect[] = {
+		"target now holds: \"written without a receive\"",
+		"rdma-write: ok", NULL };
+
+	return run_example("rdma-write", expect);
+}
+
+TEST_IMPL(example_rdma_read)
+{
+	static const char *const expect[] = {
+		"read 32 bytes: \"read from the other side\"", "rdma-read: ok", NULL };
+
+	return run_example("rdma-read", expect);
+}
+
+/* SRQ-1, SRQ-4 */
+TEST_IMPL(example_srq)
+{
+	static const char *const expect[] = {
+		"taken by server endpoint 0: \"from client 0\"",
+		"taken by server endpoint 1: \"from client 1\"", "srq: ok", NULL };
+
+	return run_example("srq", expect);
+}
+
+TEST_IMPL(example_refused)
+{
+	static const char *const expect[] = {
+		"no listener: DAT_CONNECTION_EVENT_NON_PEER_REJECTED",
+		"rejected: DAT_CONNECTION_EVENT_PEER_REJECTED (\"not today",
+		"refused: ok", NULL };
+
+	return run_example("refused", expect);
+}
+
+/* RECV-7 */
+TEST_IMPL(example_flush)
+{
+	static const char *const expect[] = {
+		"receive 0: message", "receive 1: flushed", "receive 2: flushed",
+		"receive 3: flushed", "posted after the disconnect: flushed",
+		"flush: ok", NULL };
+
+	return run_example("flush", expect);
+}

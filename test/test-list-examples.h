@@ -1,0 +1,1 @@
+/* Example programs (test/examples), registered once the provider runs them. */
