@@ -101,7 +101,10 @@ $(O)/lib/libdat.so: $(REG_LIB)
 # ---------------------------------------------------------------------------
 # The provider: libdaplsoft.so.2. It exports dat_provider_init/fini only and,
 # like OFED's providers, does not link against libdat2: it takes the
-# registry's functions from whichever registry loaded it.
+# registry's functions from whichever registry loaded it. It is never
+# unmapped (-z nodelete): a registry dlcloses it at the last dat_ia_close,
+# when a consumer thread returning from a wait or the engine thread may
+# still be executing its code.
 
 PROV_SRCS	:= $(wildcard provider/*.c)
 PROV_OBJS	:= $(PROV_SRCS:%.c=$(O)/%.o)
@@ -117,7 +120,7 @@ $(PROV_LIB): $(PROV_OBJS) provider/libdaplsoft.map
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -Wl,-soname,libdaplsoft.so.$(SOMAJOR) \
 		-Wl,--version-script=provider/libdaplsoft.map \
-		-Wl,-z,relro -Wl,-z,now \
+		-Wl,-z,relro -Wl,-z,now -Wl,-z,nodelete \
 		$(ALL_LDFLAGS) -o $@ $(PROV_OBJS) $(UV_LIBS)
 
 $(PROV_LINKS): $(PROV_LIB)
@@ -137,6 +140,9 @@ FAKE_LIBS	:= $(FAKE_VARIANTS:%=$(O)/test/libfake-%.so)
 
 # The parser is linked in whole: the tests call it directly, as a fuzzer does.
 TEST_LINK_OBJS	:= $(O)/registry/conf.o
+# The memory objects too (test-provider-mem.c supplies the two IA lookups).
+TEST_LINK_OBJS	+= $(O)/provider/obj.o $(O)/provider/pz.o $(O)/provider/lmr.o \
+		   $(O)/provider/rmr.o
 
 $(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"'
 

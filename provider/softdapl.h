@@ -40,9 +40,11 @@
  * Locks, in the order they nest (never take an earlier one while holding a
  * later one):
  *
+ *   IA list lock (ia.c)  the list of open IAs
  *   ia->lock     object lists of the IA, the LMR context table
  *   ep->lock     EP state, its queues, its connection's tx/rx state
  *   srq->lock    SRQ buffers
+ *   async lock (ia.c)    which EVD each IA's async errors go to
  *   evd->lock    the event ring, waiters
  *   cno->lock
  *   engine command queue lock (leaf)
@@ -144,14 +146,21 @@ struct sd_ia;
  * (DAT_HANDLE_TO_PROVIDER).
  */
 struct sd_obj {
-	DAT_PROVIDER	*provider;	/* const; &sd_provider */
+	DAT_PROVIDER	*provider;	/* const; the IA's copy of sd_provider */
 	uint32_t	magic;		/* enum sd_magic; const until freed */
 	DAT_HANDLE_TYPE	type;		/* const */
 	struct sd_ia	*ia;		/* const; the owning IA (itself for an IA) */
 	DAT_CONTEXT	context;	/* dat_set/get_consumer_context; atomic */
-	struct sd_list	node;		/* ia->lock: in the IA's list of its kind */
+	struct sd_list	node;		/* ia->lock: in the IA's list of its kind
+					 * (an IA: in the list of open IAs,
+					 * under the IA list lock) */
 };
 
+/*
+ * The provider table. provider.c registers one copy of it per IA name
+ * (OFED's registry rebuilds its key from device_name at close), and every
+ * object points at the copy of its IA: sd_obj_init copies ia->obj.provider.
+ */
 extern DAT_PROVIDER sd_provider;
 
 /*
@@ -163,8 +172,8 @@ extern DAT_RETURN DAT_API dats_get_ia_handle(DAT_IA_HANDLE handle,
 					     DAT_IA_HANDLE *ia_handle_p);
 
 /*
- * Fills @obj for a new object of @ia (not yet listed). Returns nothing:
- * it cannot fail.
+ * Fills @obj for a new object of @ia (not yet listed); its provider is
+ * ia->obj.provider (for an IA, set that first). Cannot fail.
  */
 void sd_obj_init(struct sd_obj *obj, struct sd_ia *ia, uint32_t magic,
 		 DAT_HANDLE_TYPE type);
@@ -178,11 +187,22 @@ struct sd_obj *sd_obj_check(DAT_HANDLE h, uint32_t magic);
 /* ------------------------------------------------------------------ */
 /* IA (ia.c, params.c)                                                */
 
+/*
+ * LMRs per IA, reported by ia_query: the slots of the context table
+ * (lmr.c; one of 2^14 is reserved). The other limits are in the EP and
+ * EVD sections.
+ */
+#define SD_MAX_LMRS		16383
+
 /* What ia_params named: see params.c and the README. */
 struct sd_ia_addr {
-	struct sockaddr_storage	ss;	/* the address to bind and report */
+	struct sockaddr_storage	ss;	/* reported as ia_address_ptr; bound unless @any */
 	socklen_t		len;
-	char			ifname[64];	/* the interface, if one was named */
+	bool			any;	/* a wildcard (0.0.0.0, ::) was named: bind
+					 * to the any address of ss's family; ss is
+					 * then this host's first non-loopback
+					 * address of that family, else loopback */
+	char			ifname[64];	/* the interface of ss, "" if unknown */
 };
 
 struct sd_ia {
@@ -190,20 +210,41 @@ struct sd_ia {
 	pthread_mutex_t		lock;
 	char			name[DAT_NAME_MAX_LENGTH]; /* const */
 	struct sd_ia_addr	addr;		/* const */
-	struct sd_evd		*async_evd;	/* lock */
+	/*
+	 * Where async errors go: the EVD ia_open created (async_evd_ours),
+	 * the consumer's, or another IA's (DAT_EVD_ASYNC_EXISTS); that EVD's
+	 * refs count this IA. Written under lock and the async lock, read
+	 * under either; NULL once a foreign EVD's IA closed.
+	 */
+	struct sd_evd		*async_evd;
 	bool			async_evd_ours;	/* const; created by ia_open */
+	bool			async_evd_shared; /* const; DAT_EVD_ASYNC_EXISTS */
 	/* Object lists, all under lock. */
 	struct sd_list		pzs, lmrs, rmrs, evds, cnos, eps, psps, rsps,
 				crs, srqs;
-	/* LMR/RMR context table (lmr.c), under lock. */
-	struct sd_lmr		**ctx_table;
-	uint32_t		ctx_size;	/* slots in ctx_table */
-	uint32_t		ctx_seed;	/* per-IA random bits for contexts */
+	/* LMR/RMR context table: lmr.c allocates it, ia_close frees it. */
+	struct sd_ctx_table	*ctx_table;	/* lock */
+	uint32_t		ctx_size;	/* lock; slots in ctx_table */
+	uint32_t		ctx_seed;	/* const; random key for contexts */
 };
 
-/* Parses ia_params into @addr; 0 or -EINVAL with a message in @err. */
+/*
+ * Parses ia_params into @addr (see params.c). Returns 0, or with a message
+ * in @err: -EINVAL (malformed), -ENODEV (no such interface or host, or it
+ * has no address), -EADDRNOTAVAIL (an address that is not this host's).
+ */
 int sd_params_parse(const char *ia_params, struct sd_ia_addr *addr,
 		    char *err, size_t errlen);
+
+/*
+ * provider.c: the table registered for IA name @name and a malloc'd copy
+ * of its ia_params (the caller frees it), counting an open IA on that
+ * registration. DAT_SUCCESS or DAT_PROVIDER_NOT_FOUND.
+ */
+DAT_RETURN sd_provider_open(const char *name, DAT_PROVIDER **table,
+			    char **ia_params);
+/* Drops what sd_provider_open counted, once the IA is closed. */
+void sd_provider_close(DAT_PROVIDER *table);
 
 /* The IA of a consumer's IA handle or provider IA pointer, or NULL. */
 struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h);
@@ -213,9 +254,28 @@ DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia);
 
 /*
  * Posts an asynchronous error event @ev about object @h on @ia's async EVD
- * (DAT_ASYNC_ERROR_*). Any thread; takes the EVD lock.
+ * (DAT_ASYNC_ERROR_*; @h == @ia is reported as the consumer's IA handle).
+ * Any thread, with no EVD or CNO lock held (an EP or SRQ lock is fine);
+ * takes the async lock, then the EVD's. Dropped, with a debug message,
+ * when the IA has no async EVD or that EVD is full; a recursive call (the
+ * async EVD overflowing while this posts) is dropped too. @ia must stay
+ * open meanwhile: callers hold one of its objects that ia_close destroys
+ * only after they return.
  */
 void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h);
+
+/*
+ * ia_close's teardown, in this order: sd_ep_destroy_all, then the RMRs,
+ * LMRs and PZs, then sd_evd_destroy and sd_cno_destroy for each EVD and
+ * CNO. Each destroy function unlists and frees its object whatever its
+ * references, takes ia->lock itself (the caller holds no lock), and may
+ * assume that what comes earlier in the order is already gone.
+ *
+ * sd_ep_destroy_all (ep.c) destroys every EP, PSP, RSP, CR and SRQ of @ia
+ * (flushing as an abrupt disconnect does) and returns once the engine no
+ * longer touches any of them nor the IA's memory.
+ */
+void sd_ep_destroy_all(struct sd_ia *ia);
 
 /* ------------------------------------------------------------------ */
 /* Memory (pz.c, lmr.c, rmr.c)                                        */
@@ -254,7 +314,11 @@ struct sd_sge {
  * in) into @sge. Returns DAT_SUCCESS or, per COMMON-5..7:
  * DAT_INVALID_PARAMETER (segment outside its LMR), DAT_PROTECTION_VIOLATION
  * (LMR of another PZ), DAT_PRIVILEGES_VIOLATION (unknown lmr_context or
- * missing privilege). Any thread; takes ia->lock.
+ * missing privilege). Subtypes: DAT_INVALID_ARG3 (local_iov is the third
+ * argument of every post call), DAT_PROTECTION_/DAT_PRIVILEGES_READ or
+ * _WRITE after @need. A zero segment_length resolves to an empty @sge
+ * whatever the other fields (DAT: they are then don't-care). Any thread;
+ * takes ia->lock; allocates nothing.
  */
 DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
 				const DAT_LMR_TRIPLET *t, DAT_MEM_PRIV_FLAGS need,
@@ -268,6 +332,9 @@ DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
  * bytes are placed or sent): the LMR cannot be freed meanwhile. Returns
  * -ENOENT (unknown context), -EACCES (no privilege), -EPERM (other PZ) or
  * -ERANGE (outside the region); the peer's bytes then touch nothing.
+ * A zero-length access checks nothing (as on IB): 0, an empty @sge and
+ * *lmr = NULL, which sd_lmr_remote_done accepts. Any thread; takes
+ * ia->lock; allocates nothing.
  */
 int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
 			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
@@ -275,10 +342,38 @@ int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
 			  struct sd_sge *sge, struct sd_lmr **lmr);
 void sd_lmr_remote_done(struct sd_lmr *lmr);
 
+/*
+ * An RMR (memory window). dat_rmr_bind is not implemented yet: an RMR is
+ * created, queried and freed, never bound.
+ */
 struct sd_rmr {
 	struct sd_obj	obj;
 	struct sd_pz	*pz;		/* const */
 };
+
+/* ia_close's teardown of the memory objects (see sd_ep_destroy_all). */
+void sd_rmr_destroy(struct sd_rmr *rmr);
+void sd_lmr_destroy(struct sd_lmr *lmr);
+void sd_pz_destroy(struct sd_pz *pz);
+
+/* ------------------------------------------------------------------ */
+/* Limits of EPs, SRQs and the wire (ep.c, srq.c, cm.c; ia_query)      */
+
+/*
+ * What ia_query reports and what ep_create/srq_create/connect enforce;
+ * one place so the two never disagree. Queues are preallocated, so the
+ * depths bound memory, not speed.
+ */
+#define SD_MAX_EPS		65536
+#define SD_MAX_DTO_PER_EP	16384	/* max_recv_dtos, max_request_dtos */
+#define SD_MAX_IOV		32	/* segments per DTO, read, write, SRQ recv */
+#define SD_MAX_MESSAGE_SIZE	0x80000000u	/* bytes per send/recv (2 GiB) */
+#define SD_MAX_RDMA_SIZE	0x80000000u	/* bytes per RDMA write/read */
+#define SD_MAX_RDMA_READ_PER_EP	64	/* max_rdma_read_in/out of one EP */
+#define SD_MAX_SRQS		4096
+#define SD_MAX_RECV_PER_SRQ	65536
+#define SD_MAX_EP_PER_SRQ	SD_MAX_EPS
+#define SD_MAX_PRIVATE_DATA	1024	/* max_private_data_size (proto.h) */
 
 /* ------------------------------------------------------------------ */
 /* Work requests (post.c, srq.c, tx.c, rx.c)                           */
@@ -366,10 +461,22 @@ static inline void sd_wq_pop(struct sd_wq *wq)
 
 struct sd_cno;
 
+/*
+ * The longest event queue an EVD may have: ia_query reports it as
+ * max_evd_qlen; a longer evd_min_qlen gives DAT_INSUFFICIENT_RESOURCES
+ * (DAT_RESOURCE_TEVD), as OFED does when the HCA's CQ is too small.
+ */
+#define SD_MAX_EVD_QLEN		(1 << 20)
+
+/*
+ * An event dispatcher: a ring of @qlen events, allocated at creation (and
+ * by resize), so that posting, dequeueing and waiting allocate nothing.
+ * At most one thread waits in dat_evd_wait at a time.
+ */
 struct sd_evd {
 	struct sd_obj		obj;
 	pthread_mutex_t		lock;
-	pthread_cond_t		cond;		/* signalled when events arrive */
+	pthread_cond_t		cond;		/* CLOCK_MONOTONIC; the waiter sleeps on it */
 	DAT_EVD_FLAGS		flags;		/* const */
 	DAT_EVENT		*ring;		/* lock; qlen slots */
 	DAT_COUNT		qlen;		/* lock */
@@ -379,37 +486,90 @@ struct sd_evd {
 	bool			waitable;	/* lock */
 	bool			overflowed;	/* lock; overflow reported once */
 	DAT_COUNT		threshold;	/* lock; of the current waiter */
-	unsigned		waiters;	/* lock */
-	struct sd_cno		*cno;		/* lock */
+	unsigned		waiters;	/* lock; 0 or 1 */
+	struct sd_cno		*cno;		/* lock, and ia->lock to change it */
 	unsigned		refs;		/* ia->lock: EPs, PSPs, RSPs, SRQs using it */
 };
 
 /*
- * Appends @ev to @evd and wakes a waiter whose threshold is reached (and
- * triggers the CNO). Any thread; takes evd->lock, so the caller may hold
- * an EP or SRQ lock but no EVD or CNO lock. When the ring is full the
- * event is not lost silently: 0 is returned, the EVD is marked overflowed
- * and DAT_ASYNC_ERROR_EVD_OVERFLOW is posted to the IA's async EVD, once.
- * Returns 0, or -ENOSPC when the event could not be stored.
+ * Creates an EVD of at least @qlen events accepting the streams of @flags
+ * and lists it in ia->evds; ia_open uses it for the async EVD. Returns
+ * DAT_SUCCESS, DAT_INVALID_PARAMETER (qlen <= 0, unknown flags) or
+ * DAT_INSUFFICIENT_RESOURCES (qlen > SD_MAX_EVD_QLEN, no memory). Takes
+ * ia->lock.
+ */
+DAT_RETURN sd_evd_create_internal(struct sd_ia *ia, DAT_COUNT qlen,
+				  DAT_EVD_FLAGS flags, struct sd_evd **out);
+
+/*
+ * Unlists and frees @evd whatever its references (ia_close abrupt): a
+ * thread blocked in dat_evd_wait returns DAT_ABORT first. Takes ia->lock:
+ * the caller must not hold it.
+ */
+void sd_evd_destroy(struct sd_evd *evd);
+
+/*
+ * Appends @ev to @evd (its evd_handle is set to @evd) and wakes the waiter
+ * once the ring holds its threshold, or, when nobody waits and the EVD is
+ * enabled, triggers its CNO. Any thread; takes evd->lock (and cno->lock),
+ * so the caller may hold an EP or SRQ lock but no EVD or CNO lock.
+ * Allocates nothing. Returns 0, or -ENOSPC when the ring is full: the
+ * event is then dropped but not silently, since the EVD is marked
+ * overflowed and DAT_ASYNC_ERROR_EVD_OVERFLOW (dat_handle: this EVD) is
+ * posted through sd_ia_async_error, once per EVD (until a resize). The
+ * EVD stays usable; what a lost completion means for its EP is the
+ * poster's to decide.
  */
 int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev);
 
-/* Convenience: a DTO completion for @ep on @evd. */
+/* Convenience: a DTO completion for @ep on @evd; as sd_evd_post. */
 int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
-		    DAT_DTO_COMPLETION_STATUS status, DAT_COUNT len,
-		    DAT_DTO_OPERATION op);
+		    DAT_DTO_COMPLETION_STATUS status, DAT_SEG_LENGTH len,
+		    DAT_DTOS op);
 
+/*
+ * Timed waits for evd.c and cno.c. sd_cond_init makes a condition variable
+ * on CLOCK_MONOTONIC (0 or an errno). sd_deadline turns a DAT_TIMEOUT in
+ * microseconds into an absolute time on that clock. sd_cond_wait_until
+ * waits once until @deadline, or without limit when it is NULL; it returns
+ * 0 or ETIMEDOUT, and the caller re-checks its condition either way.
+ */
+int sd_cond_init(pthread_cond_t *cond);
+void sd_deadline(struct timespec *deadline, DAT_TIMEOUT timeout_us);
+int sd_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
+		       const struct timespec *deadline);
+
+/*
+ * A consumer notification object. "Fired" is sticky: a notification that
+ * arrives with nobody in dat_cno_wait is returned by the next wait.
+ */
 struct sd_cno {
 	struct sd_obj		obj;
 	pthread_mutex_t		lock;
-	pthread_cond_t		cond;
-	DAT_OS_WAIT_PROXY_AGENT	agent;		/* lock */
+	pthread_cond_t		cond;		/* CLOCK_MONOTONIC; waiters sleep on it */
+	DAT_OS_WAIT_PROXY_AGENT	agent;		/* lock; one-shot, cleared when called */
+	bool			fired;		/* lock; a notification not yet taken */
 	struct sd_evd		*triggered;	/* lock; EVD that fired, if any */
+	unsigned		waiters;	/* lock; threads in dat_cno_wait */
 	unsigned		refs;		/* ia->lock: EVDs using it */
 };
 
-/* Called by evd.c with no EVD lock held when @evd becomes notifiable. */
-void sd_cno_trigger(struct sd_cno *cno, struct sd_evd *evd);
+/*
+ * Notifies @cno that @evd (NULL: all its EVDs are gone) became notifiable:
+ * records it and wakes a waiter. Called by evd.c, possibly with evd->lock
+ * held (cno->lock nests inside it). Returns the proxy agent to call,
+ * which the CNO forgets (DAT: invoked once, then no longer associated);
+ * the caller calls it after dropping its locks, if proxy_agent_func is
+ * set.
+ */
+DAT_OS_WAIT_PROXY_AGENT sd_cno_notify(struct sd_cno *cno, struct sd_evd *evd);
+
+/*
+ * Unlists and frees @cno whatever its references (ia_close abrupt, after
+ * the IA's EVDs are destroyed); waiters return DAT_ABORT first. Takes
+ * ia->lock: the caller must not hold it.
+ */
+void sd_cno_destroy(struct sd_cno *cno);
 
 /* ------------------------------------------------------------------ */
 /* The engine (engine.c)                                              */

@@ -1,1 +1,20 @@
 /* Tests of the provider: evd (see test-list.h for the macros). */
+
+/* test-provider-evd.c: EVDs and CNOs */
+TEST_ENTRY(provider_evd_create_errors)
+TEST_ENTRY(provider_evd_query_and_state)
+TEST_ENTRY(provider_evd_post_se_dequeue)
+TEST_ENTRY(provider_evd_wait_errors)
+TEST_ENTRY(provider_evd_wait_timeout)
+TEST_ENTRY(provider_evd_wait_threshold_from_thread)
+TEST_ENTRY(provider_evd_wait_infinite)
+TEST_ENTRY(provider_evd_second_waiter_refused)
+TEST_ENTRY(provider_evd_unwaitable)
+TEST_ENTRY(provider_evd_wait_aborted_by_ia_close)
+TEST_ENTRY(provider_evd_resize)
+TEST_ENTRY(provider_evd_overflow_reported_once)
+TEST_ENTRY_TIMEOUT(provider_evd_concurrent_posters, 60)
+TEST_ENTRY(provider_evd_cno_errors)
+TEST_ENTRY(provider_evd_cno_wait_software_event)
+TEST_ENTRY(provider_evd_cno_proxy_agent)
+TEST_ENTRY(provider_evd_cno_other_ia)

@@ -81,3 +81,4 @@ TEST_ENTRY(strerror_every_code)
 #include "test-list-evd.h"
 #include "test-list-ep.h"
 #include "test-list-srq.h"
+#include "test-list-examples.h"

@@ -1,0 +1,865 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection management: the TCP sockets (struct sd_sock) and the
+ * handshake that turns a TCP connection into a DAT connection.
+ *
+ *   active (dat_ep_connect)               passive (PSP/RSP)
+ *   socket, connect        ---- TCP ---->  accept: sock HELLO_WAIT
+ *   CONNECTING -> HELLO_SENT ---- HELLO -->  sd_sp_request: CR, event
+ *                                          dat_cr_accept / dat_cr_reject
+ *   HELLO_SENT  <--- ACCEPT or REJECT ----  ACCEPTED (or linger, close)
+ *   CONNECTED, ESTABLISHED ---- RTU ---->  CONNECTED, ESTABLISHED
+ *
+ * Everything here runs on the engine thread. A socket attached to an EP
+ * is handled under ep->lock; one that is not (a passive socket before
+ * accept, a lingering one) belongs to the engine alone.
+ *
+ * Closing: sock_close stops the poll and the timer and closes both
+ * handles; the last close callback closes the fd, drops the EP reference
+ * and frees the socket (close first, free in the close callback).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ep.h"
+
+/* How long a detached socket may wait for the peer's FIN, in ms. */
+#define SD_LINGER_MS	5000
+
+/* Engine: every socket, for sd_cm_shutdown_all and service point frees. */
+static struct sd_list socks = { &socks, &socks };
+
+/* Engine: scratch space for bytes drained from lingering sockets. */
+static uint8_t drain_buf[65536];
+
+static void poll_cb(uv_poll_t *p, int status, int events);
+static void sock_linger(struct sd_sock *sock);
+
+/* ------------------------------------------------------------------ */
+/* Socket basics                                                       */
+
+/* Engine: wraps @fd; NULL (fd closed) on failure. */
+static struct sd_sock *sock_new(int fd, uint8_t phase)
+{
+	struct sd_sock *sock = calloc(1, sizeof(*sock));
+
+	if (sock == NULL) {
+		close(fd);
+		return NULL;
+	}
+	if (uv_poll_init_socket(sd_engine_loop(), &sock->poll, fd) < 0) {
+		close(fd);
+		free(sock);
+		return NULL;
+	}
+	uv_timer_init(sd_engine_loop(), &sock->timer);
+	sock->fd = fd;
+	sock->phase = phase;
+	sock->handles = 2;
+	sd_list_add_tail(&socks, &sock->node);
+	return sock;
+}
+
+static void sock_closed_cb(uv_handle_t *h)
+{
+	struct sd_sock *sock = h->data;
+	struct sd_ep *ep;
+
+	if (--sock->handles > 0)
+		return;
+	close(sock->fd);
+	sd_list_del(&sock->node);
+	ep = sock->ep;
+	free(sock);
+	if (ep != NULL)
+		sd_ep_put(ep);
+}
+
+/* Engine: closes @sock; it is freed once libuv let go of it. */
+static void sock_close(struct sd_sock *sock)
+{
+	if (sock->phase == SD_SK_CLOSED)
+		return;
+	sock->phase = SD_SK_CLOSED;
+	if (sock->cr != NULL) {
+		sock->cr->sock = NULL;
+		sock->cr = NULL;
+	}
+	sock->poll.data = sock;
+	sock->timer.data = sock;
+	uv_close((uv_handle_t *)&sock->poll, sock_closed_cb);
+	uv_close((uv_handle_t *)&sock->timer, sock_closed_cb);
+}
+
+/* Engine: arms @events on @sock's poll (0 stops it). */
+static void sock_arm(struct sd_sock *sock, int events)
+{
+	if (sock->phase == SD_SK_CLOSED)
+		return;
+	if (events == 0) {
+		if (sock->polling)
+			uv_poll_stop(&sock->poll);
+		sock->polling = false;
+		sock->events = 0;
+		return;
+	}
+	if (sock->polling && sock->events == events)
+		return;
+	sock->poll.data = sock;
+	if (uv_poll_start(&sock->poll, events, poll_cb) == 0) {
+		sock->polling = true;
+		sock->events = events;
+	}
+}
+
+/*
+ * Writes what is left of sock->out. 0 when all is out, -EAGAIN, or
+ * another -errno. The caller holds whatever guards the socket.
+ */
+static int sock_flush(struct sd_sock *sock)
+{
+	while (sock->out_done < sock->out_len) {
+		ssize_t n = send(sock->fd, sock->out + sock->out_done,
+				 sock->out_len - sock->out_done,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		sock->out_done += (uint32_t)n;
+	}
+	sock->out_len = sock->out_done = 0;
+	return 0;
+}
+
+/* Puts a handshake message and its private data into sock->out. */
+static void sock_put_msg(struct sd_sock *sock, const struct sd_cm_msg *m,
+			 const uint8_t *pdata)
+{
+	sd_cm_pack(m, sock->out);
+	if (m->pdata_len > 0)
+		memcpy(sock->out + SD_CM_MSG_SIZE, pdata, m->pdata_len);
+	sock->out_len = SD_CM_MSG_SIZE + m->pdata_len;
+	sock->out_done = 0;
+}
+
+/*
+ * Reads one handshake message of type @type (0: ACCEPT or REJECT) into
+ * sock->in, exactly its bytes (frames may follow it). 1 when complete
+ * (@m unpacked and checked), 0 when more is needed, -EPROTO for a bad
+ * message, -EPIPE at EOF, or another -errno.
+ */
+static int sock_read_msg(struct sd_sock *sock, uint8_t type, struct sd_cm_msg *m)
+{
+	for (;;) {
+		uint32_t want = SD_CM_MSG_SIZE;
+		ssize_t n;
+
+		if (sock->in_have >= SD_CM_MSG_SIZE) {
+			uint8_t t = type;
+
+			if (t == 0)
+				t = sock->in[6] == SD_CM_REJECT ? SD_CM_REJECT :
+								  SD_CM_ACCEPT;
+			sd_cm_unpack(m, sock->in);
+			if (sd_cm_check(m, t) < 0)
+				return -EPROTO;
+			want += m->pdata_len;
+			if (sock->in_have == want)
+				return 1;
+		}
+		n = recv(sock->fd, sock->in + sock->in_have,
+			 want - sock->in_have, MSG_DONTWAIT);
+		if (n == 0)
+			return -EPIPE;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		}
+		sock->in_have += (uint32_t)n;
+	}
+}
+
+static void sock_nodelay(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* The handshake attributes of @ep (ep->lock). */
+static void ep_fill_msg(const struct sd_ep *ep, struct sd_cm_msg *m, uint8_t type)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = SD_PROTO_MAGIC;
+	m->version = SD_PROTO_VERSION;
+	m->type = type;
+	/*
+	 * What we accept: the provider's limits, not the EP's attributes,
+	 * which OFED does not enforce either (dtest writes 4 MiB on an EP
+	 * created with max_rdma_size 64 KiB).
+	 */
+	m->max_msg = SD_MAX_MESSAGE_SIZE;
+	m->max_rdma = SD_MAX_RDMA_SIZE;
+	m->rd_in = (uint32_t)ep->attr.max_rdma_read_in;
+	m->rd_out = (uint32_t)ep->attr.max_rdma_read_out;
+	m->pdata_len = ep->pdata_len;
+}
+
+/* Takes the peer's limits from its HELLO or ACCEPT. ep->lock. */
+static void ep_take_peer(struct sd_ep *ep, const struct sd_cm_msg *m)
+{
+	uint32_t out = (uint32_t)ep->attr.max_rdma_read_out;
+
+	ep->peer_max_msg = m->max_msg;
+	ep->peer_max_rdma = m->max_rdma;
+	ep->rd_out_max = m->rd_in < out ? m->rd_in : out;
+	ep->rd_in_max = (uint32_t)ep->attr.max_rdma_read_in;
+}
+
+/* ------------------------------------------------------------------ */
+/* Poll events                                                         */
+
+void sd_sock_update(struct sd_ep *ep)
+{
+	struct sd_sock *sock = ep->sock;
+	int ev = 0;
+
+	if (sock == NULL || !sd_engine_on_thread())
+		return;
+	switch (sock->phase) {
+	case SD_SK_CONNECTING:
+		ev = UV_WRITABLE;
+		break;
+	case SD_SK_HELLO_SENT:
+	case SD_SK_ACCEPTED:
+		ev = UV_READABLE | UV_DISCONNECT;
+		if (sock->out_done < sock->out_len)
+			ev |= UV_WRITABLE;
+		break;
+	case SD_SK_DATA:
+		/* RNR: stop reading (TCP holds the sender), watch for EOF. */
+		ev = UV_DISCONNECT;
+		if (ep->rx.state != SD_RX_BUF)
+			ev |= UV_READABLE;
+		if (ep->tx.blocked)
+			ev |= UV_WRITABLE;
+		break;
+	default:
+		return;
+	}
+	sock_arm(sock, ev);
+}
+
+/* A connect error as the connection event DAT reports for it. */
+static DAT_EVENT_NUMBER connect_error_event(int err)
+{
+	switch (err) {
+	case ECONNREFUSED:
+		return DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+	case ETIMEDOUT:
+		return DAT_CONNECTION_EVENT_TIMED_OUT;
+	default:
+		return DAT_CONNECTION_EVENT_UNREACHABLE;
+	}
+}
+
+/* Active, ep->lock: TCP is up (or failed); send the HELLO. */
+static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct sd_cm_msg m;
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(sock->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	if (err != 0) {
+		sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
+		sd_ep_close(ep, connect_error_event(err), NULL, "connect failed");
+		return;
+	}
+	if (getsockname(sock->fd, (struct sockaddr *)&ss, &sl) == 0)
+		ep->local_port = ntohs(ss.ss_family == AF_INET6 ?
+				       ((struct sockaddr_in6 *)&ss)->sin6_port :
+				       ((struct sockaddr_in *)&ss)->sin_port);
+	ep_fill_msg(ep, &m, SD_CM_HELLO);
+	m.conn_qual = ep->remote_port;
+	sock_put_msg(sock, &m, ep->pdata);
+	sock->phase = SD_SK_HELLO_SENT;
+	err = sock_flush(sock);
+	if (err < 0 && err != -EAGAIN) {
+		sd_ep_close(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
+			    "cannot send HELLO");
+		return;
+	}
+	sd_sock_update(ep);
+}
+
+/* Active, ep->lock: the answer to our HELLO. */
+static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
+{
+	struct sd_cm_msg m;
+	int r;
+
+	if ((events & UV_WRITABLE) && sock->out_done < sock->out_len) {
+		r = sock_flush(sock);
+		if (r < 0 && r != -EAGAIN)
+			goto refused;
+	}
+	if (!(events & (UV_READABLE | UV_DISCONNECT))) {
+		sd_sock_update(ep);
+		return;
+	}
+	r = sock_read_msg(sock, 0, &m);
+	if (r == 0) {
+		sd_sock_update(ep);
+		return;
+	}
+	if (r < 0)
+		goto refused;
+	ep->peer_pdata_len = m.pdata_len;
+	memcpy(ep->peer_pdata, sock->in + SD_CM_MSG_SIZE, m.pdata_len);
+	if (m.type == SD_CM_REJECT) {
+		sd_ep_close(ep, m.reason == SD_REJ_CONSUMER ?
+			    DAT_CONNECTION_EVENT_PEER_REJECTED :
+			    DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
+			    "rejected");
+		return;
+	}
+	ep_take_peer(ep, &m);
+	uv_timer_stop(&sock->timer);
+	memset(&m, 0, sizeof(m));
+	m.magic = SD_PROTO_MAGIC;
+	m.version = SD_PROTO_VERSION;
+	m.type = SD_CM_RTU;
+	sock_put_msg(sock, &m, NULL);
+	sd_wire_reset(ep);
+	sock->phase = SD_SK_DATA;
+	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "accepted");
+	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, true);
+	sd_tx_progress(ep);	/* the RTU, then whatever is queued */
+	sd_sock_update(ep);
+	return;
+refused:
+	sd_dbg("ep %p: no valid answer to HELLO (%d)", (void *)ep, r);
+	sd_ep_close(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
+		    "no answer");
+}
+
+/* Passive, ep->lock: waiting for the RTU after our ACCEPT. */
+static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events)
+{
+	struct sd_cm_msg m;
+	int r;
+
+	if ((events & UV_WRITABLE) && sock->out_done < sock->out_len) {
+		r = sock_flush(sock);
+		if (r < 0 && r != -EAGAIN)
+			goto failed;
+	}
+	if (!(events & (UV_READABLE | UV_DISCONNECT))) {
+		sd_sock_update(ep);
+		return;
+	}
+	r = sock_read_msg(sock, SD_CM_RTU, &m);
+	if (r == 0) {
+		sd_sock_update(ep);
+		return;
+	}
+	if (r < 0 || m.pdata_len != 0 || sock->out_done < sock->out_len)
+		goto failed;
+	sd_wire_reset(ep);
+	sock->phase = SD_SK_DATA;
+	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "RTU");
+	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, false);
+	sd_rx_progress(ep);	/* frames may follow the RTU */
+	if (ep->sock == sock) {
+		sd_tx_progress(ep);
+		sd_sock_update(ep);
+	}
+	return;
+failed:
+	sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, NULL,
+		    "no RTU");
+}
+
+/* Passive, engine: reading the HELLO, or waiting for the consumer. */
+static void passive_io(struct sd_sock *sock, int events)
+{
+	struct sd_cm_msg m;
+	struct sd_sp *sp = sock->sp;
+	int r;
+
+	if (sock->phase == SD_SK_REQUEST) {
+		/* Only EOF or an error can come now: the peer gave up. */
+		sd_dbg("connection request: the peer left");
+		sock_close(sock);
+		return;
+	}
+	r = sock_read_msg(sock, SD_CM_HELLO, &m);
+	if (r == 0)
+		return;
+	if (r < 0) {
+		if (r == -EPROTO && sock->in_have >= SD_CM_MSG_SIZE) {
+			memset(&m, 0, sizeof(m));
+			m.magic = SD_PROTO_MAGIC;
+			m.version = SD_PROTO_VERSION;
+			m.type = SD_CM_REJECT;
+			m.reason = SD_REJ_PROTOCOL;
+			sock_put_msg(sock, &m, NULL);
+			sock_linger(sock);
+		} else {
+			sock_close(sock);
+		}
+		return;
+	}
+	sock->sp = NULL;
+	if (sp == NULL || sd_sp_request(sp, sock, &m, sock->in + SD_CM_MSG_SIZE) < 0) {
+		memset(&m, 0, sizeof(m));
+		m.magic = SD_PROTO_MAGIC;
+		m.version = SD_PROTO_VERSION;
+		m.type = SD_CM_REJECT;
+		m.reason = SD_REJ_NO_SP;
+		sock_put_msg(sock, &m, NULL);
+		sock_linger(sock);
+		return;
+	}
+	sock->phase = SD_SK_REQUEST;
+	sock_arm(sock, UV_DISCONNECT);
+}
+
+/* Engine: a listening socket is readable: accept what waits. */
+static void listen_io(struct sd_sock *lsock)
+{
+	for (;;) {
+		struct sd_sock *sock;
+		int fd = accept4(lsock->fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;
+		}
+		sock_nodelay(fd);
+		sock = sock_new(fd, SD_SK_HELLO_WAIT);
+		if (sock == NULL)
+			continue;
+		sock->sp = lsock->sp;
+		sock_arm(sock, UV_READABLE | UV_DISCONNECT);
+	}
+}
+
+/* Engine: a detached socket: flush out[], shut down, drain, close. */
+static void linger_io(struct sd_sock *sock, int status, int events)
+{
+	if (status < 0) {
+		sock_close(sock);
+		return;
+	}
+	if (sock->out_done < sock->out_len) {
+		int r = sock_flush(sock);
+
+		if (r == -EAGAIN) {
+			sock_arm(sock, UV_WRITABLE | UV_READABLE | UV_DISCONNECT);
+			goto drain;
+		}
+		if (r < 0) {
+			sock_close(sock);
+			return;
+		}
+	}
+	if (!sock->shut_wr) {
+		shutdown(sock->fd, SHUT_WR);
+		sock->shut_wr = true;
+	}
+	sock_arm(sock, UV_READABLE | UV_DISCONNECT);
+drain:
+	for (;;) {
+		ssize_t n = recv(sock->fd, drain_buf, sizeof(drain_buf),
+				 MSG_DONTWAIT);
+
+		if (n > 0)
+			continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		sock_close(sock);	/* EOF or error */
+		return;
+	}
+	(void)events;
+}
+
+static void linger_timeout(uv_timer_t *t)
+{
+	sock_close(t->data);
+}
+
+/* Engine: @sock belongs to the engine alone now; see linger_io. */
+static void sock_linger(struct sd_sock *sock)
+{
+	if (sock->phase == SD_SK_CLOSED)
+		return;
+	sock->phase = SD_SK_LINGER;
+	if (sock->cr != NULL) {
+		sock->cr->sock = NULL;
+		sock->cr = NULL;
+	}
+	sock->timer.data = sock;
+	uv_timer_start(&sock->timer, linger_timeout, SD_LINGER_MS, 0);
+	linger_io(sock, 0, UV_WRITABLE | UV_READABLE);
+}
+
+/* Engine: the connect timer of an active EP fired. */
+static void connect_timeout(uv_timer_t *t)
+{
+	struct sd_sock *sock = t->data;
+	struct sd_ep *ep = sock->ep;
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->sock == sock &&
+	    ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
+		ep->timed_out = true;
+		sd_ep_close(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL,
+			    "connect timeout");
+	}
+	pthread_mutex_unlock(&ep->lock);
+}
+
+static void poll_cb(uv_poll_t *p, int status, int events)
+{
+	struct sd_sock *sock = p->data;
+	struct sd_ep *ep;
+
+	if (status < 0)
+		sock->polling = false;	/* libuv stopped it (POLLERR) */
+	switch (sock->phase) {
+	case SD_SK_LISTEN:
+		listen_io(sock);
+		return;
+	case SD_SK_LINGER:
+		linger_io(sock, status, events);
+		return;
+	case SD_SK_HELLO_WAIT:
+	case SD_SK_REQUEST:
+		if (sock->ep == NULL) {
+			passive_io(sock, status < 0 ? UV_DISCONNECT : events);
+			return;
+		}
+		break;
+	case SD_SK_CLOSED:
+		return;
+	default:
+		break;
+	}
+
+	ep = sock->ep;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->sock != sock) {
+		/* Detached by a consumer thread: sock->cmd takes over. */
+		sock_arm(sock, 0);
+		pthread_mutex_unlock(&ep->lock);
+		return;
+	}
+	if (status < 0)
+		events |= UV_READABLE | UV_DISCONNECT;
+	switch (sock->phase) {
+	case SD_SK_CONNECTING:
+		active_connected(ep, sock);
+		break;
+	case SD_SK_HELLO_SENT:
+		active_answer(ep, sock, events);
+		break;
+	case SD_SK_ACCEPTED:
+		passive_rtu(ep, sock, events);
+		break;
+	case SD_SK_DATA:
+		sd_ep_io(ep, status, events);
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&ep->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Detaching                                                           */
+
+/* sock->cmd: a consumer thread detached the socket. */
+static void sock_detached_cmd(struct sd_cmd *cmd)
+{
+	struct sd_sock *sock = sd_container_of(cmd, struct sd_sock, cmd);
+
+	/* What the detacher wrote under ep->lock: read it under it too. */
+	pthread_mutex_lock(&sock->ep->lock);
+	pthread_mutex_unlock(&sock->ep->lock);
+	if (sock->phase == SD_SK_CONNECTING)
+		sock_close(sock);
+	else
+		sock_linger(sock);
+}
+
+void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
+{
+	struct sd_sock *sock = ep->sock;
+	uint32_t i;
+
+	if (sock == NULL)
+		return;
+	ep->sock = NULL;
+	/* A control frame fits only between frames, and never after ours. */
+	if (ctl != NULL && sock->phase == SD_SK_DATA &&
+	    ep->tx.kind == SD_TX_NONE && !ep->tx.disc_sent &&
+	    sock->out_len - sock->out_done + SD_HDR_SIZE <= sizeof(sock->out)) {
+		if (sock->out_done > 0) {
+			memmove(sock->out, sock->out + sock->out_done,
+				sock->out_len - sock->out_done);
+			sock->out_len -= sock->out_done;
+			sock->out_done = 0;
+		}
+		sd_hdr_pack(ctl, sock->out + sock->out_len);
+		sock->out_len += SD_HDR_SIZE;
+	} else if (ep->tx.kind != SD_TX_NONE && ep->tx.kind != SD_TX_RAW) {
+		/* Mid-frame: nothing more may follow; the peer sees EOF. */
+		sock->out_len = sock->out_done = 0;
+	}
+	if (ep->tx.disc_sent)
+		sock->shut_wr = true;
+	/* Release what the connection held in remote memory. */
+	for (i = 0; i < ep->tx.resp_count; i++) {
+		struct sd_rresp *r = &ep->tx.resp[(ep->tx.resp_head + i) %
+						  ep->rd_in_max];
+
+		if (r->lmr != NULL)
+			sd_lmr_remote_done(r->lmr);
+		r->lmr = NULL;
+	}
+	ep->tx.resp_count = 0;
+	ep->tx.kind = SD_TX_NONE;
+	ep->tx.blocked = false;
+	if (ep->rx.lmr != NULL) {
+		sd_lmr_remote_done(ep->rx.lmr);
+		ep->rx.lmr = NULL;
+	}
+	if (ep->srq != NULL)
+		sd_srq_forget(ep->srq, ep);
+
+	if (sd_engine_on_thread()) {
+		if (sock->phase == SD_SK_CONNECTING)
+			sock_close(sock);
+		else
+			sock_linger(sock);
+	} else {
+		sock->cmd.fn = sock_detached_cmd;
+		sd_engine_submit(&sock->cmd);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands                                                            */
+
+/* ep->cm_cmd: dat_ep_connect. Holds a reference on the EP. */
+void sd_cm_connect_cmd(struct sd_cmd *cmd)
+{
+	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, cm_cmd);
+	struct sd_ia *ia = ep->obj.ia;
+	struct sd_sock *sock;
+	socklen_t alen;
+	int fd, err;
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
+	    ep->cm_op != SD_CMOP_CONNECT || ep->sock != NULL) {
+		pthread_mutex_unlock(&ep->lock);
+		sd_ep_put(ep);
+		return;
+	}
+	ep->cm_op = SD_CMOP_NONE;
+	alen = ep->remote.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+						    sizeof(struct sockaddr_in);
+	fd = socket(ep->remote.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = errno;
+		goto fail;
+	}
+	sock_nodelay(fd);
+	/* Leave from the IA's address unless it is a wildcard. */
+	if (ia->addr.ss.ss_family == ep->remote.ss_family) {
+		struct sockaddr_storage src = ia->addr.ss;
+		bool any;
+
+		if (src.ss_family == AF_INET) {
+			((struct sockaddr_in *)&src)->sin_port = 0;
+			any = ((struct sockaddr_in *)&src)->sin_addr.s_addr ==
+			      htonl(INADDR_ANY);
+		} else {
+			((struct sockaddr_in6 *)&src)->sin6_port = 0;
+			any = memcmp(&((struct sockaddr_in6 *)&src)->sin6_addr,
+				     &in6addr_any, sizeof(in6addr_any)) == 0;
+		}
+		if (!any && bind(fd, (struct sockaddr *)&src, ia->addr.len) < 0) {
+			err = errno;
+			close(fd);
+			goto fail;
+		}
+	}
+	if (connect(fd, (struct sockaddr *)&ep->remote, alen) < 0 &&
+	    errno != EINPROGRESS) {
+		err = errno;
+		close(fd);
+		goto fail;
+	}
+	sock = sock_new(fd, SD_SK_CONNECTING);
+	if (sock == NULL) {
+		err = ENOMEM;
+		goto fail;
+	}
+	sock->ep = ep;		/* takes over the command's reference */
+	ep->sock = sock;
+	if (ep->timeout != DAT_TIMEOUT_INFINITE) {
+		uint64_t ms = ((uint64_t)ep->timeout + 999) / 1000;
+
+		sock->timer.data = sock;
+		uv_timer_start(&sock->timer, connect_timeout, ms ? ms : 1, 0);
+	}
+	sd_sock_update(ep);
+	pthread_mutex_unlock(&ep->lock);
+	return;
+fail:
+	sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
+	sd_ep_close(ep, connect_error_event(err), NULL, "connect failed");
+	pthread_mutex_unlock(&ep->lock);
+	sd_ep_put(ep);
+}
+
+/* cr->cmd: dat_cr_accept or dat_cr_reject; frees the CR. */
+void sd_cm_cr_cmd(struct sd_cmd *cmd)
+{
+	struct sd_cr *cr = sd_container_of(cmd, struct sd_cr, cmd);
+	struct sd_sock *sock = cr->sock;
+	struct sd_ep *ep = cr->accept_ep;
+	struct sd_cm_msg m;
+
+	if (sock != NULL) {
+		sock->cr = NULL;
+		cr->sock = NULL;
+	}
+	if (cr->action == SD_CR_REJECT) {
+		if (sock != NULL) {
+			memset(&m, 0, sizeof(m));
+			m.magic = SD_PROTO_MAGIC;
+			m.version = SD_PROTO_VERSION;
+			m.type = SD_CM_REJECT;
+			m.reason = SD_REJ_CONSUMER;
+			m.pdata_len = cr->rej_len;
+			sock_put_msg(sock, &m, cr->rej_pdata);
+			sock_linger(sock);
+		}
+		goto out;
+	}
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state != DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
+	    sock == NULL || ep->sock != NULL) {
+		if (ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)
+			sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+				    NULL, "the requester left");
+		pthread_mutex_unlock(&ep->lock);
+		if (sock != NULL)
+			sock_close(sock);
+		goto out;
+	}
+	sock->ep = ep;		/* takes over accept_ep's reference */
+	cr->accept_ep = NULL;
+	ep->sock = sock;
+	ep->remote = cr->remote;
+	ep->remote_port = cr->remote_port;
+	ep->local_port = cr->conn_qual;
+	ep_take_peer(ep, &cr->hello);
+	ep_fill_msg(ep, &m, SD_CM_ACCEPT);
+	sock_put_msg(sock, &m, ep->pdata);
+	sock->in_have = 0;	/* the HELLO is consumed; the RTU comes next */
+	sock->phase = SD_SK_ACCEPTED;
+	(void)sock_flush(sock);	/* a failure shows on the poll next */
+	sd_sock_update(ep);
+	pthread_mutex_unlock(&ep->lock);
+out:
+	if (cr->accept_ep != NULL)
+		sd_ep_put(cr->accept_ep);
+	if (cr->ep != NULL)
+		sd_ep_put(cr->ep);
+	free(cr);
+}
+
+/* sp->cmd: start polling the listening socket, unless already freed. */
+void sd_cm_listen_cmd(struct sd_cmd *cmd)
+{
+	struct sd_sp *sp = sd_container_of(cmd, struct sd_sp, cmd);
+	struct sd_sock *sock;
+	bool closing;
+
+	pthread_mutex_lock(&sp->lock);
+	closing = sp->closing;
+	pthread_mutex_unlock(&sp->lock);
+	if (closing || sp->sock != NULL)
+		return;		/* close_cmd is queued behind us */
+	sock = sock_new(sp->fd, SD_SK_LISTEN);
+	if (sock == NULL) {
+		sd_log("cannot watch listening socket of port %llu",
+		       (unsigned long long)sp->conn_qual);
+		return;
+	}
+	sock->sp = sp;
+	sp->sock = sock;
+	sock_arm(sock, UV_READABLE);
+}
+
+/* sp->close_cmd, the last use of @sp: stop listening, free it. */
+void sd_cm_listen_close_cmd(struct sd_cmd *cmd)
+{
+	struct sd_sp *sp = sd_container_of(cmd, struct sd_sp, close_cmd);
+	struct sd_sock *sock;
+	struct sd_list *pos;
+
+	/* Forget it in the requests still reading their HELLO. */
+	sd_list_for_each(pos, &socks) {
+		sock = sd_container_of(pos, struct sd_sock, node);
+		if (sock->sp == sp)
+			sock->sp = NULL;
+	}
+	if (sp->sock != NULL)
+		sock_close(sp->sock);	/* closes sp->fd */
+	else if (sp->fd >= 0)
+		close(sp->fd);
+	if (sp->ep != NULL)
+		sd_ep_put(sp->ep);
+	pthread_mutex_destroy(&sp->lock);
+	free(sp);
+}
+
+void sd_cm_shutdown_all(void)
+{
+	struct sd_list *pos, *next;
+
+	for (pos = socks.next; pos != &socks; pos = next) {
+		struct sd_sock *sock = sd_container_of(pos, struct sd_sock, node);
+
+		next = pos->next;
+		if (sock->phase != SD_SK_CLOSED) {
+			if (sock->sp != NULL && sock->phase == SD_SK_LISTEN)
+				sock->sp->sock = NULL;
+			sock_close(sock);
+		}
+	}
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection requests (dat_cr_*). A CR is made by the engine when a valid
+ * HELLO reaches a service point (psp.c: sd_sp_request) and lives until
+ * the consumer accepts or rejects it; the handle is dead as soon as
+ * either call returns. Taking a CR (accept or reject) is decided under
+ * ia->lock, so only one of two racing calls wins; the socket work is done
+ * by the engine (cm.c: sd_cm_cr_cmd), which frees the CR.
+ *
+ * The CR keeps the requester's private data (dat_cr_query) and address.
+ * If the requester leaves before the decision, the CR stays valid: an
+ * accept then ends with DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR.
+ */
+#include <string.h>
+
+#include "ep.h"
+#include "entry.h"
+
+static struct sd_cr *cr_from_handle(DAT_CR_HANDLE h)
+{
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_CR);
+
+	return o ? sd_container_of(o, struct sd_cr, obj) : NULL;
+}
+
+/* Takes @cr for @action under ia->lock; false if someone else did. */
+static bool cr_take(struct sd_cr *cr, uint8_t action)
+{
+	struct sd_ia *ia = cr->obj.ia;
+	bool ok;
+
+	pthread_mutex_lock(&ia->lock);
+	ok = cr->action == SD_CR_PENDING && cr->obj.magic == SD_MAGIC_CR;
+	if (ok) {
+		cr->action = action;
+		cr->obj.magic = SD_MAGIC_DEAD;
+		sd_list_del(&cr->obj.node);
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return ok;
+}
+
+/* Gives back a CR taken by a call that then failed its checks. */
+static void cr_untake(struct sd_cr *cr)
+{
+	struct sd_ia *ia = cr->obj.ia;
+
+	pthread_mutex_lock(&ia->lock);
+	cr->action = SD_CR_PENDING;
+	cr->obj.magic = SD_MAGIC_CR;
+	sd_list_add_tail(&ia->crs, &cr->obj.node);
+	pthread_mutex_unlock(&ia->lock);
+}
+
+DAT_RETURN DAT_API sd_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
+			       DAT_CR_PARAM *p)
+{
+	struct sd_cr *cr = cr_from_handle(h);
+
+	if (cr == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (p == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;
+	p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&cr->remote;
+	p->remote_port_qual = cr->remote_port;
+	p->private_data_size = cr->pdata_len;
+	p->private_data = cr->pdata_len ? cr->pdata : NULL;
+	p->local_ep_handle = (DAT_EP_HANDLE)cr->ep;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
+				DAT_COUNT size, const DAT_PVOID pdata)
+{
+	struct sd_cr *cr = cr_from_handle(h);
+	struct sd_ep *ep;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	if (cr == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (ep_handle == DAT_HANDLE_NULL)
+		ep = cr->ep;	/* the RSP's or the provider's EP */
+	else
+		ep = sd_ep_from_handle(ep_handle);
+	if (ep == NULL || ep->obj.ia != cr->obj.ia ||
+	    (cr->ep != NULL && ep != cr->ep))
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (size < 0 || size > SD_MAX_PRIVATE_DATA)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (size > 0 && pdata == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (!cr_take(cr, SD_CR_ACCEPT))
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE) {
+		ret = sd_ep_bad_state(ep);
+	} else if (ep->state != (cr->ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING :
+					  DAT_EP_STATE_UNCONNECTED)) {
+		ret = sd_ep_bad_state(ep);
+	} else if (ep->pz == NULL || ep->conn_evd == NULL) {
+		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
+	} else {
+		ep->pdata_len = (uint16_t)size;
+		if (size > 0)
+			memcpy(ep->pdata, pdata, (size_t)size);
+		ep->peer_pdata_len = 0;
+		ep->cr = NULL;
+		sd_ep_set_state(ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
+				"cr_accept");
+	}
+	pthread_mutex_unlock(&ep->lock);
+	if (ret != DAT_SUCCESS) {
+		cr_untake(cr);
+		return ret;
+	}
+	sd_ep_get(ep);
+	cr->accept_ep = ep;
+	sd_engine_submit(&cr->cmd);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN DAT_API sd_cr_reject(DAT_CR_HANDLE h, DAT_COUNT size,
+				const DAT_PVOID pdata)
+{
+	struct sd_cr *cr = cr_from_handle(h);
+	struct sd_ep *ep;
+
+	if (cr == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (size < 0 || size > SD_MAX_PRIVATE_DATA)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (size > 0 && pdata == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!cr_take(cr, SD_CR_REJECT))
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	cr->rej_len = (uint16_t)size;
+	if (size > 0)
+		memcpy(cr->rej_pdata, pdata, (size_t)size);
+	ep = cr->ep;
+	if (ep != NULL) {
+		bool provider;
+
+		pthread_mutex_lock(&ep->lock);
+		ep->cr = NULL;
+		provider = ep->rsp == NULL;
+		/* An RSP's EP is released; the provider's EP goes away. */
+		if (!provider &&
+		    ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING) {
+			ep->rsp = NULL;
+			sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "cr_reject");
+		}
+		pthread_mutex_unlock(&ep->lock);
+		if (provider)
+			sd_ep_free((DAT_EP_HANDLE)ep);
+	}
+	sd_engine_submit(&cr->cmd);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN DAT_API sd_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
+{
+	/* A later issue. */
+	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+}

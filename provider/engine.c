@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine: one thread per process running a libuv loop that owns every
+ * socket of every IA (cm.c, tx.c, rx.c do the work; this file only runs
+ * the loop and carries commands to it).
+ *
+ * Life. sd_engine_get (ia_open) starts the thread with the first IA,
+ * sd_engine_put (ia_close) stops and joins it with the last. Stopping runs
+ * every command still queued first (they were submitted before the IA
+ * closed: frees of EPs and service points), then closes whatever socket is
+ * left, then lets the loop run until every handle's close callback ran.
+ *
+ * Commands. A consumer thread never calls libuv: it queues a struct
+ * sd_cmd embedded in the object concerned and wakes the loop with
+ * uv_async_send (the one libuv call that is thread-safe). The engine runs
+ * queued commands in submission order, with no provider lock held.
+ * Submitting allocates nothing and cannot fail.
+ *
+ * Locks: ctl_lock serializes start and stop (held across the join, so it
+ * is never taken on the engine thread); qlock guards the command queue
+ * and is a leaf.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ep.h"
+
+static struct {
+	pthread_mutex_t	ctl_lock;	/* refs, running, thread */
+	unsigned	refs;		/* ctl_lock: IAs open */
+	bool		running;	/* ctl_lock */
+	pthread_t	thread;		/* ctl_lock */
+
+	pthread_mutex_t	qlock;		/* leaf */
+	struct sd_list	cmds;		/* qlock: queued commands */
+	bool		stop;		/* qlock: stop once the queue is run */
+
+	uv_loop_t	loop;		/* engine (set up under ctl_lock) */
+	uv_async_t	async;		/* engine; uv_async_send from anywhere */
+} eng = {
+	.ctl_lock = PTHREAD_MUTEX_INITIALIZER,
+	.qlock = PTHREAD_MUTEX_INITIALIZER,
+	.cmds = { &eng.cmds, &eng.cmds },
+};
+
+/* True on the engine thread only (set when it starts): sd_engine_on_thread. */
+static _Thread_local bool on_engine;
+
+bool sd_engine_on_thread(void)
+{
+	return on_engine;
+}
+
+struct uv_loop_s *sd_engine_loop(void)
+{
+	return &eng.loop;
+}
+
+void sd_engine_submit(struct sd_cmd *cmd)
+{
+	bool wake;
+
+	pthread_mutex_lock(&eng.qlock);
+	wake = !cmd->queued;
+	if (!cmd->queued) {
+		cmd->queued = true;
+		sd_list_add_tail(&eng.cmds, &cmd->node);
+	}
+	pthread_mutex_unlock(&eng.qlock);
+	if (wake)
+		uv_async_send(&eng.async);
+}
+
+/* Engine: runs the queued commands, then stops if asked to. */
+static void async_cb(uv_async_t *a)
+{
+	bool stop;
+
+	for (;;) {
+		struct sd_cmd *cmd = NULL;
+
+		pthread_mutex_lock(&eng.qlock);
+		if (!sd_list_empty(&eng.cmds)) {
+			cmd = sd_container_of(eng.cmds.next, struct sd_cmd, node);
+			sd_list_del(&cmd->node);
+			cmd->queued = false;
+		}
+		stop = eng.stop;
+		pthread_mutex_unlock(&eng.qlock);
+		if (cmd == NULL)
+			break;
+		cmd->fn(cmd);
+	}
+	if (stop) {
+		sd_cm_shutdown_all();
+		uv_close((uv_handle_t *)a, NULL);
+	}
+}
+
+/* A command that wakes the thread waiting in sd_engine_sync. */
+struct sync_cmd {
+	struct sd_cmd	cmd;
+	pthread_mutex_t	lock;
+	pthread_cond_t	cond;
+	bool		done;		/* lock */
+};
+
+static void sync_cb(struct sd_cmd *cmd)
+{
+	struct sync_cmd *s = sd_container_of(cmd, struct sync_cmd, cmd);
+
+	pthread_mutex_lock(&s->lock);
+	s->done = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void sd_engine_sync(void)
+{
+	struct sync_cmd s = { .cmd = { .fn = sync_cb } };
+
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.cond, NULL);
+	sd_engine_submit(&s.cmd);
+	pthread_mutex_lock(&s.lock);
+	while (!s.done)
+		pthread_cond_wait(&s.cond, &s.lock);
+	pthread_mutex_unlock(&s.lock);
+	pthread_cond_destroy(&s.cond);
+	pthread_mutex_destroy(&s.lock);
+}
+
+static void *engine_main(void *arg)
+{
+	(void)arg;
+	on_engine = true;
+	uv_run(&eng.loop, UV_RUN_DEFAULT);
+	return NULL;
+}
+
+int sd_engine_get(void)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&eng.ctl_lock);
+	if (eng.refs++ > 0)
+		goto out;
+	r = uv_loop_init(&eng.loop);
+	if (r < 0)
+		goto fail;
+	r = uv_async_init(&eng.loop, &eng.async, async_cb);
+	if (r < 0) {
+		uv_loop_close(&eng.loop);
+		goto fail;
+	}
+	eng.stop = false;
+	r = -pthread_create(&eng.thread, NULL, engine_main, NULL);
+	if (r < 0) {
+		uv_close((uv_handle_t *)&eng.async, NULL);
+		uv_run(&eng.loop, UV_RUN_DEFAULT);
+		uv_loop_close(&eng.loop);
+		goto fail;
+	}
+	eng.running = true;
+	goto out;
+fail:
+	sd_log("cannot start the engine thread: %s", strerror(-r));
+	eng.refs--;
+out:
+	pthread_mutex_unlock(&eng.ctl_lock);
+	return r;
+}
+
+void sd_engine_put(void)
+{
+	pthread_mutex_lock(&eng.ctl_lock);
+	if (eng.refs == 0 || --eng.refs > 0) {
+		pthread_mutex_unlock(&eng.ctl_lock);
+		return;
+	}
+	pthread_mutex_lock(&eng.qlock);
+	eng.stop = true;
+	pthread_mutex_unlock(&eng.qlock);
+	uv_async_send(&eng.async);
+	pthread_join(eng.thread, NULL);
+	eng.running = false;
+	if (uv_loop_close(&eng.loop) != 0)
+		sd_log("engine loop closed with handles still open");
+	pthread_mutex_unlock(&eng.ctl_lock);
+}

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softdapl: endpoints, service points, connection requests, SRQs, and how
+ * they meet the engine (PROTOCOL.md tells the whole story).
+ *
+ *   ep.c    EP lifecycle and the state machine (sd_ep_set_state)
+ *   cm.c    sockets: connect, accept, the handshake, linger and close
+ *   psp.c rsp.c cr.c    service points and connection requests
+ *   post.c  the DTO entry points; tx.c and rx.c the wire engine
+ *   srq.c   shared receive queues
+ *
+ * Ownership. A TCP connection is a struct sd_sock, owned by the engine
+ * thread: only the engine creates, polls and closes it. While a sock is
+ * attached to an EP (ep->sock == sock) every byte it carries is read and
+ * written under ep->lock, by the engine (rx, and tx when POLLOUT fires)
+ * or by a consumer thread that posts (tx right away when the connection
+ * is idle). Detaching (sd_sock_detach, under ep->lock, any thread) hands
+ * it back to the engine alone, which flushes the control bytes left in
+ * sock->out, drains the input until the peer closes, and closes it.
+ *
+ * Lifetime. An EP is reference counted: the consumer's handle holds one
+ * (dropped by dat_ep_free through the engine, after every command queued
+ * before it ran), an attached or lingering sock one, an engine command in
+ * flight one where said. Memory goes with the last reference; a consumer
+ * may free an EP whose socket the engine still holds.
+ */
+#ifndef SD_EP_H
+#define SD_EP_H
+
+#include <stdatomic.h>
+#include <uv.h>
+
+#include "softdapl.h"
+#include "proto.h"
+
+struct sd_ep;
+struct sd_sp;
+struct sd_cr;
+struct sd_srq;
+
+/* ------------------------------------------------------------------ */
+/* Sockets (cm.c)                                                      */
+
+enum sd_sock_phase {
+	SD_SK_LISTEN,		/* a service point's listening socket */
+	SD_SK_CONNECTING,	/* active: TCP connect in progress */
+	SD_SK_HELLO_SENT,	/* active: HELLO out, ACCEPT/REJECT awaited */
+	SD_SK_HELLO_WAIT,	/* passive: reading the HELLO */
+	SD_SK_REQUEST,		/* passive: CR delivered, consumer decides */
+	SD_SK_ACCEPTED,		/* passive: ACCEPT out, RTU awaited */
+	SD_SK_DATA,		/* frames: tx.c and rx.c */
+	SD_SK_LINGER,		/* detached: out[] flushed, input drained */
+	SD_SK_CLOSED,		/* uv_close issued */
+};
+
+struct sd_sock {
+	uv_poll_t	poll;		/* engine */
+	uv_timer_t	timer;		/* engine: connect timeout, linger limit */
+	struct sd_cmd	cmd;		/* a consumer thread detached it */
+	struct sd_list	node;		/* engine: in the engine's socket list */
+	int		fd;		/* const until the engine closes it */
+	uint8_t		phase;		/* attached: ep->lock; else engine */
+	bool		polling;	/* engine: poll started */
+	bool		shut_wr;	/* attached: ep->lock; else engine */
+	int		events;		/* engine: uv_poll events armed */
+	int		handles;	/* engine: uv handles not yet closed */
+	struct sd_ep	*ep;		/* engine, set once: holds a reference */
+	struct sd_cr	*cr;		/* engine: passive, until accept/reject */
+	struct sd_sp	*sp;		/* engine: a listening socket's SP */
+	/*
+	 * Bytes to send before anything else (a handshake message, RTU, or
+	 * the DISCONNECT/TERMINATE of a detached connection), and the
+	 * handshake message being received. Attached: ep->lock; else engine.
+	 */
+	uint32_t	out_len, out_done;
+	uint32_t	in_have;
+	uint8_t		out[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
+	uint8_t		in[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
+};
+
+/*
+ * Hands @ep's socket back to the engine: the EP is done with it. When
+ * @ctl is not NULL and the transmitter stands at a frame boundary, that
+ * header (DISCONNECT or TERMINATE) goes out first; then the engine shuts
+ * the write side, drains input until the peer closes (at most a few
+ * seconds) and closes. Releases what the connection held (busy LMRs of
+ * READ responses and WRITE placements). ep->lock held; any thread; no-op
+ * without a socket.
+ */
+void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl);
+
+/* Engine: recomputes and arms the poll events of @ep's socket. ep->lock. */
+void sd_sock_update(struct sd_ep *ep);
+
+/* Engine commands of cm.c (fn of ep->cm_cmd, cr->cmd, sp->cmd). */
+void sd_cm_connect_cmd(struct sd_cmd *cmd);
+void sd_cm_cr_cmd(struct sd_cmd *cmd);
+void sd_cm_listen_cmd(struct sd_cmd *cmd);
+void sd_cm_listen_close_cmd(struct sd_cmd *cmd);
+
+/*
+ * Waits until the engine has run every command queued before the call
+ * (and so left every callback it was in). Never on the engine thread.
+ */
+void sd_engine_sync(void);
+
+/* Engine: closes every socket left (the engine is stopping). */
+void sd_cm_shutdown_all(void);
+
+/* ------------------------------------------------------------------ */
+/* The wire engine's per-connection state (tx.c, rx.c)                 */
+
+/* A READ_REQ being answered: the region granted and what is left. */
+struct sd_rresp {
+	uint32_t	tag;
+	struct sd_sge	sge;		/* the bytes to send */
+	struct sd_lmr	*lmr;		/* busy reference, or NULL (len 0) */
+};
+
+enum sd_tx_kind {
+	SD_TX_NONE,
+	SD_TX_RAW,	/* sock->out: RTU */
+	SD_TX_REQ,	/* a request WQE: SEND, WRITE, READ_REQ */
+	SD_TX_RESP,	/* the head READ response */
+	SD_TX_CTL,	/* ACK or DISCONNECT: header only */
+};
+
+/* Transmit state; all under ep->lock. */
+struct sd_tx {
+	uint8_t		kind;		/* enum sd_tx_kind of the frame going out */
+	uint8_t		hdr[SD_HDR_SIZE];
+	uint32_t	hdr_done;	/* header bytes written */
+	const struct sd_sge *sge;	/* payload segments */
+	uint32_t	nsge;
+	uint64_t	len, done;	/* payload bytes, written */
+	uint32_t	next;		/* requests sent: sq[0..next) from the head */
+	uint32_t	seq;		/* number of the next request on the wire */
+	uint32_t	peer_ack;	/* our requests the peer executed */
+	uint32_t	rd_out;		/* READ_REQs out, response not placed */
+	uint32_t	ack_sent;	/* last ack value put in a header */
+	bool		blocked;	/* EAGAIN: waiting for POLLOUT */
+	bool		disc_want;	/* graceful: DISCONNECT once drained */
+	bool		disc_sent;	/* our DISCONNECT is written */
+	struct sd_rresp	*resp;		/* ring of rd_in slots */
+	uint32_t	resp_head, resp_count;
+};
+
+enum sd_rx_state {
+	SD_RX_HDR,	/* reading a header */
+	SD_RX_BUF,	/* SEND: waiting for a receive buffer (RNR) */
+	SD_RX_DATA,	/* placing a payload */
+};
+
+/* Receive state; under ep->lock, used by the engine only. */
+struct sd_rx {
+	uint8_t		state;		/* enum sd_rx_state */
+	uint8_t		hdr[SD_HDR_SIZE];
+	uint32_t	hdr_have;
+	struct sd_hdr	h;		/* the header being handled */
+	const struct sd_sge *sge;	/* where the payload goes */
+	uint32_t	nsge;
+	uint64_t	len, done;
+	struct sd_sge	one;		/* WRITE: the granted region */
+	struct sd_lmr	*lmr;		/* WRITE: busy reference */
+	struct sd_wqe	*wqe;		/* SEND/READ_RESP: the WQE filled */
+	bool		from_srq;	/* wqe is an SRQ buffer */
+	uint32_t	executed;	/* peer's requests executed: the ack */
+};
+
+/* ------------------------------------------------------------------ */
+/* Endpoints (ep.c)                                                    */
+
+enum sd_cm_op {
+	SD_CMOP_NONE,
+	SD_CMOP_CONNECT,	/* dat_ep_connect */
+};
+
+/* A WQE not completed yet carries this status. */
+#define SD_WQE_PENDING	0xff
+
+struct sd_ep {
+	struct sd_obj	obj;
+	pthread_mutex_t	lock;
+	atomic_uint	refs;		/* see "Lifetime" above */
+	DAT_EP_STATE	state;		/* lock; sd_ep_set_state only */
+	bool		freed;		/* lock: dat_ep_free was called */
+	struct sd_pz	*pz;		/* lock (ep_modify may set it) */
+	struct sd_evd	*recv_evd;	/* lock; NULL once freed */
+	struct sd_evd	*req_evd;	/* lock; NULL once freed */
+	struct sd_evd	*conn_evd;	/* lock; NULL once freed */
+	struct sd_srq	*srq;		/* const */
+	DAT_EP_ATTR	attr;		/* lock */
+	struct sd_wq	sq;		/* lock: requests (send, write, read) */
+	struct sd_wq	rq;		/* lock: receives (not with an SRQ) */
+
+	/* Connection: all under lock. */
+	struct sd_sock	*sock;		/* attached socket, or NULL */
+	struct sd_sp	*rsp;		/* RESERVED: the RSP holding it */
+	struct sd_cr	*cr;		/* TENTATIVE: the request it waits on */
+	struct sockaddr_storage remote;	/* the peer's address */
+	DAT_CONN_QUAL	remote_port;	/* active: conn_qual; passive: port */
+	DAT_CONN_QUAL	local_port;
+	DAT_TIMEOUT	timeout;	/* connect timeout, microseconds */
+	uint8_t		cm_op;		/* enum sd_cm_op for cm_cmd */
+	bool		timed_out;	/* the connect timer fired */
+	uint16_t	pdata_len;	/* ours: HELLO or ACCEPT */
+	uint16_t	peer_pdata_len;	/* the peer's, for the event */
+	uint32_t	peer_max_msg;	/* what the peer accepts from us */
+	uint32_t	peer_max_rdma;
+	uint32_t	rd_out_max;	/* min(our rd_out, peer's rd_in) */
+	uint32_t	rd_in_max;	/* our max_rdma_read_in */
+	struct sd_tx	tx;
+	struct sd_rx	rx;
+	struct sd_list	srq_node;	/* srq->lock: waiting for SRQ buffers */
+	bool		srq_waiting;	/* srq->lock */
+
+	struct sd_cmd	cm_cmd;		/* connect (holds a reference) */
+	struct sd_cmd	io_cmd;		/* re-arm the poll, resume rx */
+	struct sd_cmd	free_cmd;	/* drops the consumer's reference */
+
+	uint8_t		pdata[SD_PROTO_MAX_PDATA];	/* lock */
+	uint8_t		peer_pdata[SD_PROTO_MAX_PDATA];	/* lock */
+};
+
+/* The live EP of a consumer handle, or NULL. */
+static inline struct sd_ep *sd_ep_from_handle(DAT_EP_HANDLE h)
+{
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_EP);
+
+	return o ? sd_container_of(o, struct sd_ep, obj) : NULL;
+}
+
+void sd_ep_get(struct sd_ep *ep);
+void sd_ep_put(struct sd_ep *ep);
+
+/* "UNCONNECTED", ... for messages. */
+const char *sd_ep_state_name(DAT_EP_STATE s);
+
+/* DAT_INVALID_STATE with the subtype of @ep's state. ep->lock. */
+DAT_RETURN sd_ep_bad_state(const struct sd_ep *ep);
+
+/*
+ * The one transition function: logs "ep %p A => B (why)". Entering
+ * DISCONNECTED from a connected state flushes (sd_ep_flush). ep->lock.
+ */
+void sd_ep_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why);
+
+/*
+ * Ends the connection of @ep with connection event @ev (DISCONNECTED,
+ * BROKEN, TIMED_OUT, ...; 0 for none): state DISCONNECTED, everything
+ * flushed, the socket detached (with @ctl sent first if possible).
+ * ep->lock; any thread.
+ */
+void sd_ep_close(struct sd_ep *ep, DAT_EVENT_NUMBER ev, const struct sd_hdr *ctl,
+		 const char *why);
+
+/* Posts connection event @ev with the peer's private data. ep->lock. */
+void sd_ep_conn_event(struct sd_ep *ep, DAT_EVENT_NUMBER ev, bool pdata);
+
+/*
+ * Creates an EP for a PSP with DAT_PSP_PROVIDER_FLAG: no PZ, no EVDs,
+ * default attributes, state UNCONFIGURED_TENTATIVE. Engine; NULL on
+ * failure.
+ */
+struct sd_ep *sd_ep_create_for_psp(struct sd_ia *ia);
+
+/* ------------------------------------------------------------------ */
+/* DTOs (post.c, tx.c, rx.c)                                           */
+
+/*
+ * Completes @w of @ep's request queue or receive (@recv) with @status
+ * and length @len: posts the DTO event unless it is a successful
+ * suppressed one (SEND-2), or the EP is freed. Does not pop. ep->lock.
+ */
+void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
+		     DAT_DTO_COMPLETION_STATUS status, uint64_t len);
+
+/*
+ * Completes, in post order, the requests at the head of the send queue
+ * that are finished: SENDs and WRITEs covered by the peer's ack, READs
+ * whose response is placed. ep->lock.
+ */
+void sd_tx_complete_acked(struct sd_ep *ep);
+
+/*
+ * Flushes everything outstanding (requests, receives, the SRQ buffer
+ * taken) with DAT_DTO_ERR_FLUSHED, in order per queue (SRQ-7). Requests
+ * already marked with an error status complete with it. ep->lock.
+ */
+void sd_ep_flush(struct sd_ep *ep);
+
+/* Resets tx and rx for a new connection. ep->lock. */
+void sd_wire_reset(struct sd_ep *ep);
+
+/*
+ * Writes what can be written now: RTU, READ responses, requests in order
+ * (fences and the read depth permitting), the graceful DISCONNECT, and an
+ * ACK if one is owed and nothing else went out. On EAGAIN it arms POLLOUT
+ * (directly on the engine, through ep->io_cmd elsewhere). A socket error
+ * ends the connection (BROKEN). ep->lock; any thread.
+ */
+void sd_tx_progress(struct sd_ep *ep);
+
+/*
+ * Engine: the socket of @ep is readable: reads and places frames until
+ * EAGAIN, RNR, or the connection ends. ep->lock.
+ */
+void sd_rx_progress(struct sd_ep *ep);
+
+/* Engine: poll events on an attached socket in phase DATA. ep->lock. */
+void sd_ep_io(struct sd_ep *ep, int status, int events);
+
+/* io_cmd: re-arms the poll after a consumer-side EAGAIN, resumes rx. */
+void sd_ep_io_cmd(struct sd_cmd *cmd);
+
+/* ------------------------------------------------------------------ */
+/* Service points and connection requests (psp.c, rsp.c, cr.c)        */
+
+/* A PSP or an RSP (obj.magic tells which). */
+struct sd_sp {
+	struct sd_obj	obj;
+	pthread_mutex_t	lock;
+	DAT_CONN_QUAL	conn_qual;	/* const: the TCP port */
+	DAT_PSP_FLAGS	flags;		/* const; PSP only */
+	struct sd_evd	*evd;		/* lock; NULL once freed */
+	struct sd_ep	*ep;		/* RSP: const; holds a reference */
+	bool		consumed;	/* lock; RSP: its request arrived */
+	int		fd;		/* const: the listening socket */
+	struct sd_sock	*sock;		/* engine */
+	struct sd_cmd	cmd;		/* start listening */
+	struct sd_cmd	close_cmd;	/* stop listening and free: runs last */
+	bool		closing;	/* lock: freed; refuse new requests */
+};
+
+/*
+ * Opens the listening socket of @sp on @ia's address, port @port (0: the
+ * kernel picks; the real one is stored in sp->conn_qual). DAT_SUCCESS,
+ * DAT_CONN_QUAL_IN_USE, DAT_INVALID_PARAMETER (port > 65535) or
+ * DAT_INSUFFICIENT_RESOURCES. Consumer thread, no lock.
+ */
+DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port);
+
+/* Stops listening at once and lets the engine free @sp. */
+void sd_sp_release(struct sd_sp *sp);
+
+/*
+ * Engine: a HELLO arrived on @sock for @sp: makes the CR and posts
+ * DAT_CONNECTION_REQUEST_EVENT. 0, or -errno (the caller rejects).
+ */
+int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
+		  const struct sd_cm_msg *hello, const uint8_t *pdata);
+
+enum sd_cr_action {
+	SD_CR_PENDING,
+	SD_CR_ACCEPT,
+	SD_CR_REJECT,
+};
+
+struct sd_cr {
+	struct sd_obj	obj;
+	struct sd_sock	*sock;		/* engine; NULL once it died */
+	struct sd_ep	*ep;		/* RSP or provider EP (reference) */
+	struct sd_ep	*accept_ep;	/* ia->lock: dat_cr_accept's (reference) */
+	uint8_t		action;		/* ia->lock: enum sd_cr_action */
+	DAT_CONN_QUAL	conn_qual;	/* const */
+	struct sd_cm_msg hello;		/* const: the peer's attributes */
+	struct sockaddr_storage remote;	/* const: the peer's address */
+	DAT_PORT_QUAL	remote_port;	/* const */
+	struct sd_cmd	cmd;		/* accept/reject on the engine */
+	uint16_t	pdata_len;	/* const: the HELLO's private data */
+	uint16_t	rej_len;	/* ia->lock: reject's private data */
+	uint8_t		pdata[SD_PROTO_MAX_PDATA];
+	uint8_t		rej_pdata[SD_PROTO_MAX_PDATA];
+};
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues (srq.c)                                       */
+
+struct sd_srq {
+	struct sd_obj	obj;
+	pthread_mutex_t	lock;
+	struct sd_pz	*pz;		/* const */
+	DAT_COUNT	max_recv_dtos;	/* const */
+	DAT_COUNT	max_recv_iov;	/* const */
+	DAT_COUNT	low_watermark;	/* lock */
+	struct sd_wqe	*slot;		/* @size buffers; lock */
+	struct sd_sge	*sge;		/* @size * max_recv_iov segments */
+	uint32_t	size;
+	uint32_t	*avail;		/* lock: FIFO of posted slot numbers */
+	uint32_t	avail_head, avail_count;
+	uint32_t	*free_slot;	/* lock: stack of free slot numbers */
+	uint32_t	nfree;
+	uint32_t	taken;		/* lock: taken by EPs, not completed */
+	unsigned	eps;		/* ia->lock: EPs using it */
+	struct sd_list	waiting;	/* lock: EPs in RNR (srq_node) */
+	struct sd_cmd	cmd;		/* resume the waiting EPs */
+	struct sd_cmd	free_cmd;	/* frees it, after a queued resume */
+};
+
+static inline struct sd_srq *sd_srq_from_handle(DAT_SRQ_HANDLE h)
+{
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_SRQ);
+
+	return o ? sd_container_of(o, struct sd_srq, obj) : NULL;
+}
+
+/*
+ * Takes the oldest posted buffer of @srq for @ep (SRQ-1, SRQ-4), or
+ * returns NULL and puts @ep on the waiting list (RNR). ep->lock held.
+ */
+struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep);
+
+/*
+ * Gives back a buffer taken by sd_srq_take once its completion was posted
+ * (or unused, @requeue: back to the front of the FIFO). ep->lock held.
+ */
+void sd_srq_release(struct sd_srq *srq, struct sd_wqe *w, bool requeue);
+
+/* Takes @ep off @srq's waiting list. ep->lock held. */
+void sd_srq_forget(struct sd_srq *srq, struct sd_ep *ep);
+
+#endif

@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Event dispatchers (DAT 2.0, 6.3): a ring of events per EVD, filled by
+ * sd_evd_post from any thread (the engine, a consumer thread completing a
+ * post at once, another EVD's overflow) and emptied by dat_evd_dequeue and
+ * dat_evd_wait.
+ *
+ * The ring is allocated with the EVD (and again by dat_evd_resize), so
+ * posting, dequeueing and waiting allocate nothing. Everything about the
+ * ring is under evd->lock; the list of EVDs and the references EPs and
+ * CNOs hold are under ia->lock, taken first (softdapl.h).
+ *
+ * Waiting. At most one thread waits at a time, and while it does it owns
+ * the EVD: a second dat_evd_wait, a dat_evd_dequeue or a resize is refused
+ * with DAT_INVALID_STATE / DAT_INVALID_STATE_EVD_WAITER (dat_evd_wait(3),
+ * "effectively takes exclusive ownership"). The waiter records its
+ * threshold; a post signals the condition variable only when a waiter
+ * exists and the ring reaches its threshold: one signal per wake-up. Being disabled or having a CNO does not
+ * refuse a wait (dat_evd_enable(3): enabling "has no effect on direct
+ * waiters"); a waiter only keeps the CNO from being triggered.
+ *
+ * Overflow. A post to a full ring drops the event and returns -ENOSPC to
+ * the poster; the first time, the EVD is marked overflowed and
+ * DAT_ASYNC_ERROR_EVD_OVERFLOW naming it is posted to the IA's async EVD
+ * (sd_ia_async_error, which drops what it cannot post). The EVD stays
+ * usable: what it holds can still be dequeued in order, and a
+ * dat_evd_resize re-arms the report. The poster decides what a lost
+ * completion does to its EP. dat_evd_post_se on a full ring returns
+ * DAT_QUEUE_FULL instead and reports nothing (dat_evd_post_se(3)).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "entry.h"
+#include "softdapl.h"
+
+/* The event streams of DAT_EVD_FLAGS we know; extensions are refused. */
+#define SD_EVD_FLAGS_KNOWN \
+	(DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG | \
+	 DAT_EVD_CONNECTION_FLAG | DAT_EVD_RMR_BIND_FLAG | DAT_EVD_ASYNC_FLAG)
+
+#define SD_EVD_BAD_HANDLE \
+	SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST)
+
+/* How evd_push treats a full ring. */
+enum evd_push_mode {
+	PUSH_REPORT,	/* sd_evd_post: mark overflowed, report once */
+	PUSH_QUIET,	/* dat_evd_post_se: just fail */
+};
+
+/* ------------------------------------------------------------------ */
+/* Timed waits (shared with cno.c)                                    */
+
+int sd_cond_init(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	int rc;
+
+	rc = pthread_condattr_init(&attr);
+	if (rc != 0)
+		return rc;
+	rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+	return rc;
+}
+
+void sd_deadline(struct timespec *deadline, DAT_TIMEOUT timeout_us)
+{
+	clock_gettime(CLOCK_MONOTONIC, deadline);
+	deadline->tv_sec += timeout_us / 1000000;
+	deadline->tv_nsec += (long)(timeout_us % 1000000) * 1000;
+	if (deadline->tv_nsec >= 1000000000L) {
+		deadline->tv_sec++;
+		deadline->tv_nsec -= 1000000000L;
+	}
+}
+
+int sd_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
+		       const struct timespec *deadline)
+{
+	if (deadline == NULL)
+		return pthread_cond_wait(cond, mutex);
+	return pthread_cond_timedwait(cond, mutex, deadline) == ETIMEDOUT ?
+	       ETIMEDOUT : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                            */
+
+/* The live EVD behind a consumer handle, or NULL. */
+static struct sd_evd *evd_from_handle(DAT_EVD_HANDLE h)
+{
+	struct sd_obj *obj = sd_obj_check(h, SD_MAGIC_EVD);
+
+	return obj ? sd_container_of(obj, struct sd_evd, obj) : NULL;
+}
+
+/* The live CNO behind a consumer handle, or NULL. */
+static struct sd_cno *cno_from_handle(DAT_CNO_HANDLE h)
+{
+	struct sd_obj *obj = sd_obj_check(h, SD_MAGIC_CNO);
+
+	return obj ? sd_container_of(obj, struct sd_cno, obj) : NULL;
+}
+
+/* True while @evd has not been freed or destroyed. Caller holds evd->lock. */
+static bool evd_alive(const struct sd_evd *evd)
+{
+	return evd->obj.magic == SD_MAGIC_EVD;
+}
+
+/* Removes the oldest event into @ev. Caller holds evd->lock; count > 0. */
+static void evd_pop(struct sd_evd *evd, DAT_EVENT *ev)
+{
+	*ev = evd->ring[evd->head];
+	if (++evd->head == evd->qlen)
+		evd->head = 0;
+	evd->count--;
+}
+
+/* Calls a proxy agent returned by sd_cno_notify, if any. No lock held. */
+static void evd_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd)
+{
+	if (agent.proxy_agent_func != NULL)
+		agent.proxy_agent_func(agent.instance_data, (DAT_EVD_HANDLE)evd);
+}
+
+/*
+ * Appends @ev to @evd, wakes the waiter or notifies the CNO, and on a full
+ * ring acts as @mode says. Any thread; takes evd->lock (and cno->lock
+ * inside it), calls the proxy agent and reports the overflow (through
+ * sd_ia_async_error, which takes the IA's async lock) after dropping it.
+ * Returns 0 or -ENOSPC.
+ */
+static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
+		    enum evd_push_mode mode)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent = { NULL, NULL };
+	bool report = false;
+	DAT_EVENT *slot;
+	DAT_COUNT i;
+
+	pthread_mutex_lock(&evd->lock);
+	if (evd->count == evd->qlen) {
+		report = mode == PUSH_REPORT && !evd->overflowed;
+		if (report)
+			evd->overflowed = true;
+		pthread_mutex_unlock(&evd->lock);
+		if (report) {
+			/*
+			 * Once per EVD, so that the async EVD overflowing
+			 * while this is reported ends here too.
+			 */
+			sd_dbg("evd %p overflowed", (void *)evd);
+			sd_ia_async_error(evd->obj.ia,
+					  DAT_ASYNC_ERROR_EVD_OVERFLOW,
+					  (DAT_HANDLE)evd);
+		}
+		return -ENOSPC;
+	}
+	i = evd->head + evd->count;
+	if (i >= evd->qlen)
+		i -= evd->qlen;
+	slot = &evd->ring[i];
+	*slot = *ev;
+	slot->evd_handle = (DAT_EVD_HANDLE)evd;
+	evd->count++;
+	if (evd->waiters != 0) {
+		/*
+		 * dat_evd_wait(3): a waiter preempts the CNO. It sleeps only
+		 * below its threshold and nothing else takes events while it
+		 * waits, so the count meets the threshold exactly once.
+		 */
+		if (evd->count == evd->threshold)
+			pthread_cond_signal(&evd->cond);
+	} else if (evd->enabled && evd->cno != NULL) {
+		agent = sd_cno_notify(evd->cno, evd);
+	}
+	pthread_mutex_unlock(&evd->lock);
+	evd_call_agent(agent, evd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Posting from the provider                                          */
+
+int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev)
+{
+	return evd_push(evd, ev, PUSH_REPORT);
+}
+
+int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
+		    DAT_DTO_COMPLETION_STATUS status, DAT_SEG_LENGTH len,
+		    DAT_DTOS op)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *dto;
+	DAT_EVENT ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = DAT_DTO_COMPLETION_EVENT;
+	dto = &ev.event_data.dto_completion_event_data;
+	dto->ep_handle = ep;
+	dto->user_cookie = cookie;	/* COMMON-2 */
+	dto->status = status;
+	dto->transfered_length = len;	/* SEND-6 */
+	dto->operation = op;
+	return evd_push(evd, &ev, PUSH_REPORT);
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation and destruction                                           */
+
+/*
+ * Points @evd at @cno (either may be NULL) and moves the CNO references;
+ * returns the proxy agent to call once every lock is dropped (the old CNO
+ * releases its waiters when @freeing drops its last EVD: dat_cno_wait(3)).
+ * Caller holds ia->lock.
+ */
+static DAT_OS_WAIT_PROXY_AGENT evd_set_cno(struct sd_evd *evd,
+					   struct sd_cno *cno, bool freeing)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent = { NULL, NULL };
+	struct sd_cno *old;
+	bool release;
+
+	pthread_mutex_lock(&evd->lock);
+	old = evd->cno;
+	evd->cno = cno;
+	pthread_mutex_unlock(&evd->lock);
+	if (cno != NULL)
+		cno->refs++;
+	if (old == NULL)
+		return agent;
+	old->refs--;
+	pthread_mutex_lock(&old->lock);
+	if (old->triggered == evd)
+		old->triggered = NULL;	/* never hand out a freed EVD */
+	release = freeing && old->refs == 0 && old->waiters > 0;
+	pthread_mutex_unlock(&old->lock);
+	if (release)
+		agent = sd_cno_notify(old, NULL);
+	return agent;
+}
+
+/* Frees what sd_evd_create_internal made; the EVD is unlisted and unused. */
+static void evd_release(struct sd_evd *evd)
+{
+	pthread_cond_destroy(&evd->cond);
+	pthread_mutex_destroy(&evd->lock);
+	free(evd->ring);
+	free(evd);
+}
+
+DAT_RETURN sd_evd_create_internal(struct sd_ia *ia, DAT_COUNT qlen,
+				  DAT_EVD_FLAGS flags, struct sd_evd **out)
+{
+	struct sd_evd *evd;
+
+	if (qlen <= 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (qlen > SD_MAX_EVD_QLEN)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
+	if (flags & ~(DAT_EVD_FLAGS)SD_EVD_FLAGS_KNOWN)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+
+	evd = calloc(1, sizeof(*evd));
+	if (evd == NULL)
+		goto fail;
+	evd->ring = calloc((size_t)qlen, sizeof(DAT_EVENT));
+	if (evd->ring == NULL)
+		goto fail_evd;
+	if (pthread_mutex_init(&evd->lock, NULL) != 0)
+		goto fail_ring;
+	if (sd_cond_init(&evd->cond) != 0)
+		goto fail_lock;
+	sd_obj_init(&evd->obj, ia, SD_MAGIC_EVD, DAT_HANDLE_TYPE_EVD);
+	evd->flags = flags;
+	evd->qlen = qlen;
+	evd->enabled = true;
+	evd->waitable = true;
+
+	pthread_mutex_lock(&ia->lock);
+	sd_list_add_tail(&ia->evds, &evd->obj.node);
+	pthread_mutex_unlock(&ia->lock);
+	*out = evd;
+	return DAT_SUCCESS;
+
+fail_lock:
+	pthread_mutex_destroy(&evd->lock);
+fail_ring:
+	free(evd->ring);
+fail_evd:
+	free(evd);
+fail:
+	return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+}
+
+/*
+ * dat_evd_create. Returns DAT_INVALID_HANDLE (IA, or a CNO that is not
+ * one of this IA's), DAT_INVALID_PARAMETER (qlen <= 0, unknown flags, no
+ * evd_handle) or DAT_INSUFFICIENT_RESOURCES (qlen above max_evd_qlen, as
+ * OFED). DAT_EVD_ASYNC_FLAG is accepted (DAT_EVD_DEFAULT_FLAG includes
+ * it), but only the EVD ia_open made receives the IA's async events.
+ */
+DAT_RETURN DAT_API sd_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
+				 DAT_CNO_HANDLE cno_handle, DAT_EVD_FLAGS flags,
+				 DAT_EVD_HANDLE *evd_handle)
+{
+	struct sd_cno *cno = NULL;
+	struct sd_evd *evd;
+	struct sd_ia *ia;
+	DAT_RETURN ret;
+
+	ia = sd_ia_from_handle(ia_handle);
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (cno_handle != DAT_HANDLE_NULL) {
+		cno = cno_from_handle(cno_handle);
+		if (cno == NULL || cno->obj.ia != ia)
+			return SD_ERR(DAT_INVALID_HANDLE,
+				      DAT_INVALID_HANDLE_CNO);
+	}
+	if (evd_handle == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+
+	ret = sd_evd_create_internal(ia, qlen, flags, &evd);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (cno != NULL) {
+		pthread_mutex_lock(&ia->lock);
+		(void)evd_set_cno(evd, cno, false);	/* no old CNO */
+		pthread_mutex_unlock(&ia->lock);
+	}
+	*evd_handle = (DAT_EVD_HANDLE)evd;
+	return DAT_SUCCESS;
+}
+
+/*
+ * dat_evd_free. DAT_INVALID_STATE / DAT_INVALID_STATE_EVD_IN_USE while an
+ * EP, service point or SRQ uses the EVD, while a thread waits on it, and
+ * for the IA's async EVD (freed by dat_ia_close). The queued events are
+ * lost (dat_evd_free(3)).
+ */
+DAT_RETURN DAT_API sd_evd_free(DAT_EVD_HANDLE evd_handle)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent;
+	struct sd_evd *evd;
+	struct sd_ia *ia;
+
+	evd = evd_from_handle(evd_handle);
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	ia = evd->obj.ia;
+
+	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&evd->lock);
+	if (evd->refs > 0 || evd->waiters > 0 || ia->async_evd == evd) {
+		pthread_mutex_unlock(&evd->lock);
+		pthread_mutex_unlock(&ia->lock);
+		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+	}
+	evd->obj.magic = SD_MAGIC_DEAD;
+	pthread_mutex_unlock(&evd->lock);
+	sd_list_del(&evd->obj.node);
+	agent = evd_set_cno(evd, NULL, true);
+	pthread_mutex_unlock(&ia->lock);
+
+	evd_call_agent(agent, NULL);
+	evd_release(evd);
+	return DAT_SUCCESS;
+}
+
+void sd_evd_destroy(struct sd_evd *evd)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent;
+	struct sd_ia *ia = evd->obj.ia;
+
+	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&evd->lock);
+	evd->obj.magic = SD_MAGIC_DEAD;
+	/* A waiter sees the EVD dead, returns DAT_ABORT and signals back. */
+	while (evd->waiters > 0) {
+		pthread_cond_broadcast(&evd->cond);
+		pthread_cond_wait(&evd->cond, &evd->lock);
+	}
+	pthread_mutex_unlock(&evd->lock);
+	sd_list_del(&evd->obj.node);
+	agent = evd_set_cno(evd, NULL, true);
+	pthread_mutex_unlock(&ia->lock);
+
+	evd_call_agent(agent, NULL);
+	evd_release(evd);
+}
+
+/* ------------------------------------------------------------------ */
+/* Taking events out                                                  */
+
+/*
+ * dat_evd_dequeue: the oldest event, DAT_QUEUE_EMPTY when there is none,
+ * DAT_INVALID_STATE / DAT_INVALID_STATE_EVD_WAITER while a thread waits
+ * (dat_evd_dequeue(3)). Never blocks.
+ */
+DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
+{
+	struct sd_evd *evd;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	evd = evd_from_handle(evd_handle);
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	if (event == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+
+	pthread_mutex_lock(&evd->lock);
+	if (evd->waiters > 0)
+		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
+	else if (evd->count == 0)
+		ret = SD_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	else
+		evd_pop(evd, event);
+	pthread_mutex_unlock(&evd->lock);
+	return ret;
+}
+
+/*
+ * dat_evd_wait: blocks until the EVD holds @threshold events, then takes
+ * the oldest; *nmore is the number left. Returns DAT_TIMEOUT_EXPIRED when
+ * @timeout (microseconds; DAT_TIMEOUT_INFINITE: none) passes first, with
+ * *nmore set and nothing taken; DAT_INVALID_PARAMETER for a threshold
+ * outside 1..qlen; DAT_INVALID_STATE with EVD_WAITER when another thread
+ * waits, EVD_UNWAITABLE when the EVD is or becomes unwaitable; DAT_ABORT
+ * when the IA is closed underneath. Sleeps on the condition variable, so
+ * an infinite wait does not spin.
+ */
+DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
+			       DAT_COUNT threshold, DAT_EVENT *event,
+			       DAT_COUNT *nmore)
+{
+	struct timespec deadline, *until = NULL;
+	struct sd_evd *evd;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	evd = evd_from_handle(evd_handle);
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	if (event == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (nmore == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+
+	pthread_mutex_lock(&evd->lock);
+	if (threshold <= 0 || threshold > evd->qlen) {
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto out;
+	}
+	if (evd->waiters > 0) {
+		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
+		goto out;
+	}
+	if (!evd->waitable) {
+		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE);
+		goto out;
+	}
+	if (evd->count < threshold && timeout != 0) {
+		if (timeout != DAT_TIMEOUT_INFINITE) {
+			sd_deadline(&deadline, timeout);
+			until = &deadline;
+		}
+		evd->waiters = 1;
+		evd->threshold = threshold;
+		while (evd->count < threshold && evd->waitable &&
+		       evd_alive(evd)) {
+			if (sd_cond_wait_until(&evd->cond, &evd->lock,
+					       until) == ETIMEDOUT)
+				break;
+		}
+		evd->waiters = 0;
+		if (!evd_alive(evd)) {
+			/* sd_evd_destroy waits for us: let it go on. */
+			pthread_cond_broadcast(&evd->cond);
+			pthread_mutex_unlock(&evd->lock);
+			return SD_ERR(DAT_ABORT, DAT_NO_SUBTYPE);
+		}
+		if (evd->count < threshold && !evd->waitable) {
+			ret = SD_ERR(DAT_INVALID_STATE,
+				     DAT_INVALID_STATE_EVD_UNWAITABLE);
+			goto out;
+		}
+	}
+	if (evd->count >= threshold)
+		evd_pop(evd, event);
+	else
+		ret = SD_ERR(DAT_TIMEOUT_EXPIRED, DAT_NO_SUBTYPE);
+	*nmore = evd->count;
+out:
+	pthread_mutex_unlock(&evd->lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Software events                                                    */
+
+/*
+ * dat_evd_post_se: queues a DAT_SOFTWARE_EVENT carrying the consumer's
+ * pointer. DAT_INVALID_PARAMETER when the EVD was not created with
+ * DAT_EVD_SOFTWARE_FLAG (arg 1, as OFED) or the event is missing or of
+ * another number (arg 2); DAT_QUEUE_FULL when the ring is full, which is
+ * not an overflow (dat_evd_post_se(3)).
+ */
+DAT_RETURN DAT_API sd_evd_post_se(DAT_EVD_HANDLE evd_handle,
+				  const DAT_EVENT *event)
+{
+	struct sd_evd *evd;
+	DAT_EVENT ev;
+
+	evd = evd_from_handle(evd_handle);
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG))
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	if (event == NULL || event->event_number != DAT_SOFTWARE_EVENT)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = DAT_SOFTWARE_EVENT;
+	ev.event_data.software_event_data.pointer =
+		event->event_data.software_event_data.pointer;
+	if (evd_push(evd, &ev, PUSH_QUIET) != 0)
+		return SD_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+	return DAT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* State: enable, waitable, CNO                                       */
+
+/* dat_evd_enable: arrivals trigger the CNO again; idempotent. */
+DAT_RETURN DAT_API sd_evd_enable(DAT_EVD_HANDLE evd_handle)
+{
+	struct sd_evd *evd = evd_from_handle(evd_handle);
+
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	pthread_mutex_lock(&evd->lock);
+	evd->enabled = true;
+	pthread_mutex_unlock(&evd->lock);
+	return DAT_SUCCESS;
+}
+
+/* dat_evd_disable: arrivals no longer trigger the CNO; waits go on. */
+DAT_RETURN DAT_API sd_evd_disable(DAT_EVD_HANDLE evd_handle)
+{
+	struct sd_evd *evd = evd_from_handle(evd_handle);
+
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	pthread_mutex_lock(&evd->lock);
+	evd->enabled = false;
+	pthread_mutex_unlock(&evd->lock);
+	return DAT_SUCCESS;
+}
+
+/*
+ * dat_evd_set_unwaitable: later waits fail and the current waiter returns
+ * DAT_INVALID_STATE at once; events still arrive and trigger the CNO.
+ */
+DAT_RETURN DAT_API sd_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
+{
+	struct sd_evd *evd = evd_from_handle(evd_handle);
+
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	pthread_mutex_lock(&evd->lock);
+	evd->waitable = false;
+	if (evd->waiters > 0)
+		pthread_cond_signal(&evd->cond);
+	pthread_mutex_unlock(&evd->lock);
+	return DAT_SUCCESS;
+}
+
+/* dat_evd_clear_unwaitable: dat_evd_wait is allowed again. */
+DAT_RETURN DAT_API sd_evd_clear_unwaitable(DAT_EVD_HANDLE evd_handle)
+{
+	struct sd_evd *evd = evd_from_handle(evd_handle);
+
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	pthread_mutex_lock(&evd->lock);
+	evd->waitable = true;
+	pthread_mutex_unlock(&evd->lock);
+	return DAT_SUCCESS;
+}
+
+/*
+ * dat_evd_modify_cno: later notifications go to @cno_handle (NULL: none).
+ * DAT_INVALID_HANDLE for a CNO that is not one of the EVD's IA.
+ */
+DAT_RETURN DAT_API sd_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
+				     DAT_CNO_HANDLE cno_handle)
+{
+	struct sd_cno *cno = NULL;
+	struct sd_evd *evd;
+	struct sd_ia *ia;
+
+	evd = evd_from_handle(evd_handle);
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	ia = evd->obj.ia;
+	if (cno_handle != DAT_HANDLE_NULL) {
+		cno = cno_from_handle(cno_handle);
+		if (cno == NULL || cno->obj.ia != ia)
+			return SD_ERR(DAT_INVALID_HANDLE,
+				      DAT_INVALID_HANDLE_CNO);
+	}
+	pthread_mutex_lock(&ia->lock);
+	(void)evd_set_cno(evd, cno, false);	/* releases nobody */
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Query and resize                                                   */
+
+/*
+ * dat_evd_query: every field, whatever the mask (the spec allows it).
+ * evd_state is ENABLED or DISABLED plus WAITABLE or UNWAITABLE, as OFED
+ * reports it (no CONFIG_* bits). DAT_INVALID_PARAMETER for unknown mask
+ * bits or a NULL evd_param.
+ */
+DAT_RETURN DAT_API sd_evd_query(DAT_EVD_HANDLE evd_handle,
+				DAT_EVD_PARAM_MASK mask, DAT_EVD_PARAM *param)
+{
+	struct sd_evd *evd;
+
+	evd = evd_from_handle(evd_handle);
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	if ((unsigned)mask & ~(unsigned)DAT_EVD_FIELD_ALL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (param == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+
+	param->ia_handle = sd_ia_handle(evd->obj.ia);
+	param->evd_flags = evd->flags;
+	pthread_mutex_lock(&evd->lock);
+	param->evd_qlen = evd->qlen;
+	param->evd_state = (DAT_EVD_STATE)
+		((evd->enabled ? DAT_EVD_STATE_ENABLED : DAT_EVD_STATE_DISABLED) |
+		 (evd->waitable ? DAT_EVD_STATE_WAITABLE :
+				  DAT_EVD_STATE_UNWAITABLE));
+	param->cno_handle = (DAT_CNO_HANDLE)evd->cno;
+	pthread_mutex_unlock(&evd->lock);
+	return DAT_SUCCESS;
+}
+
+/*
+ * dat_evd_resize: a new ring of @qlen events holding the queued ones in
+ * order. DAT_INVALID_PARAMETER for qlen outside 1..SD_MAX_EVD_QLEN (as
+ * OFED), DAT_INVALID_STATE when more events are queued than fit or while
+ * a thread waits, DAT_INSUFFICIENT_RESOURCES without memory. A resize
+ * re-arms the overflow report. Consumer threads only (it allocates).
+ */
+DAT_RETURN DAT_API sd_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
+{
+	DAT_EVENT *ring, *old;
+	struct sd_evd *evd;
+	DAT_COUNT n;
+
+	evd = evd_from_handle(evd_handle);
+	if (evd == NULL)
+		return SD_EVD_BAD_HANDLE;
+	if (qlen <= 0 || qlen > SD_MAX_EVD_QLEN)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ring = calloc((size_t)qlen, sizeof(DAT_EVENT));
+	if (ring == NULL)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+
+	pthread_mutex_lock(&evd->lock);
+	if (evd->waiters > 0 || evd->count > qlen) {
+		DAT_RETURN ret = evd->waiters > 0 ?
+			SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER) :
+			SD_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+
+		pthread_mutex_unlock(&evd->lock);
+		free(ring);
+		return ret;
+	}
+	for (n = 0; evd->count > 0; n++)
+		evd_pop(evd, &ring[n]);
+	old = evd->ring;
+	evd->ring = ring;
+	evd->qlen = qlen;
+	evd->head = 0;
+	evd->count = n;
+	evd->overflowed = false;
+	pthread_mutex_unlock(&evd->lock);
+	free(old);
+	return DAT_SUCCESS;
+}

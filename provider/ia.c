@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Interface adapters: open, query, close, and where asynchronous errors
+ * go.
+ *
+ * An IA is what ia_params named (params.c) plus the objects made through
+ * it. The registry calls ia_open with the IA's name; provider.c gives the
+ * table and ia_params registered under that name. Each open IA holds a
+ * reference on the engine thread (engine.c), taken at open and dropped at
+ * close.
+ *
+ * Two locks of this file, placed in softdapl.h's lock order:
+ *
+ *   ias_lock (before ia->lock) guards the list of open IAs, through their
+ *   obj.node. DAT_EVD_ASYNC_EXISTS finds another IA of the same name in
+ *   it, and the abrupt close of an IA walks it to detach the other IAs
+ *   whose async errors went to one of its EVDs.
+ *
+ *   async_lock (after ep->lock and srq->lock, before evd->lock) is held
+ *   while an async error is posted and while ia->async_evd changes, so
+ *   that the EVD an error is posted to cannot be destroyed meanwhile.
+ *   ia->async_evd is written under ia->lock and async_lock both. A CNO
+ *   proxy agent that sd_evd_post calls for an async event runs under
+ *   async_lock: it must not close an IA (nor may any agent, as it runs on
+ *   the engine thread that ia_close waits for).
+ *
+ * The async EVD. DAT 2.0 (dat_ia_open): a consumer passing a handle whose
+ * value is DAT_HANDLE_NULL gets an EVD made for the IA, of async_evd_qlen
+ * events; one passing an EVD with DAT_EVD_ASYNC_FLAG has the IA use it
+ * (it may belong to another open IA of this provider); one passing
+ * DAT_EVD_ASYNC_EXISTS shares the async EVD of an IA of the same name
+ * opened earlier, and dat_ia_query then reports DAT_EVD_OUT_OF_SCOPE.
+ * Each IA using an EVD that way counts in its refs, so dat_evd_free
+ * refuses it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+
+#include "softdapl.h"
+#include "entry.h"
+
+static pthread_mutex_t ias_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sd_list ias = { &ias, &ias };		/* ias_lock */
+static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Set while this thread posts an async error (recursion guard). */
+static __thread bool in_async;
+
+struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h)
+{
+	struct sd_obj *obj;
+
+	/* Small values are the registry's indices: map them. */
+	if (h != DAT_HANDLE_NULL && (uintptr_t)h < 4096) {
+		DAT_IA_HANDLE p = DAT_HANDLE_NULL;
+
+		if (dats_get_ia_handle(h, &p) != DAT_SUCCESS)
+			return NULL;
+		h = p;
+	}
+	obj = sd_obj_check(h, SD_MAGIC_IA);
+	return obj != NULL ? sd_container_of(obj, struct sd_ia, obj) : NULL;
+}
+
+DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia)
+{
+	DAT_IA_HANDLE h;
+
+	/* Before the registry has listed it (inside ia_open), the pointer. */
+	if (dats_get_ia_handle(ia, &h) != DAT_SUCCESS)
+		return ia;
+	return h;
+}
+
+/* ------------------------------------------------------------------ */
+/* Asynchronous errors                                                */
+
+/* The DAT_*_ASYNC_ERROR_REASON that goes with an async event. */
+static DAT_COUNT async_reason(DAT_EVENT_NUMBER ev)
+{
+	switch (ev) {
+	case DAT_ASYNC_ERROR_EVD_OVERFLOW:
+		return DAT_EVD_OVERFLOW_ERROR;
+	case DAT_ASYNC_ERROR_IA_CATASTROPHIC:
+		return DAT_IA_CATASTROPHIC_ERROR;
+	case DAT_ASYNC_ERROR_EP_BROKEN:
+		return DAT_EP_TRANSFER_TO_ERROR;
+	case DAT_ASYNC_ERROR_TIMED_OUT:
+		return DAT_EP_OTHER_ERROR;
+	default:
+		return DAT_IA_OTHER_ERROR;
+	}
+}
+
+void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h)
+{
+	DAT_EVENT e;
+	struct sd_evd *evd;
+	int rc = -ENOENT;
+
+	if (in_async) {
+		sd_dbg("IA %s: async event 0x%x about %p dropped: the async EVD overflowed",
+		       ia->name, (unsigned)ev, h);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.event_number = ev;
+	e.event_data.asynch_error_event_data.dat_handle =
+		h == (DAT_HANDLE)ia ? sd_ia_handle(ia) : h;
+	e.event_data.asynch_error_event_data.reason = async_reason(ev);
+
+	in_async = true;
+	pthread_mutex_lock(&async_lock);
+	evd = ia->async_evd;
+	if (evd != NULL)
+		rc = sd_evd_post(evd, &e);
+	pthread_mutex_unlock(&async_lock);
+	in_async = false;
+	if (rc != 0)
+		sd_dbg("IA %s: async event 0x%x about %p dropped: %s", ia->name,
+		       (unsigned)ev, h,
+		       evd == NULL ? "no async EVD" : "the async EVD is full");
+}
+
+/*
+ * Points @ia's async errors at the EVD the consumer asked for (see the top
+ * of this file) and takes a reference on it. Returns DAT_SUCCESS or the
+ * error for dat_ia_open.
+ */
+static DAT_RETURN attach_async(struct sd_ia *ia, DAT_EVD_HANDLE h, DAT_COUNT qlen)
+{
+	struct sd_evd *evd = NULL;
+	struct sd_list *pos;
+	DAT_RETURN ret;
+
+	if (h == DAT_HANDLE_NULL) {
+		if (qlen <= 0)
+			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = sd_evd_create_internal(ia, qlen, DAT_EVD_ASYNC_FLAG, &evd);
+		if (ret != DAT_SUCCESS)
+			return ret;
+		pthread_mutex_lock(&ia->lock);
+		evd->refs++;
+		ia->async_evd = evd;	/* not yet visible to anyone */
+		ia->async_evd_ours = true;
+		pthread_mutex_unlock(&ia->lock);
+		return DAT_SUCCESS;
+	}
+
+	/*
+	 * Another IA's EVD: that IA is found in the list of open IAs, so it
+	 * cannot close while its EVD's refs are raised.
+	 */
+	ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_ASYNC);
+	pthread_mutex_lock(&ias_lock);
+	sd_list_for_each(pos, &ias) {
+		struct sd_ia *other = sd_container_of(pos, struct sd_ia, obj.node);
+
+		pthread_mutex_lock(&other->lock);
+		if (h == DAT_EVD_ASYNC_EXISTS) {
+			if (strcmp(other->name, ia->name) == 0 &&
+			    other->async_evd_ours && other->async_evd != NULL)
+				evd = other->async_evd;
+		} else {
+			struct sd_list *e;
+
+			sd_list_for_each(e, &other->evds)
+				if (e == &((struct sd_obj *)h)->node)
+					evd = sd_container_of(e, struct sd_evd,
+							      obj.node);
+			if (evd != NULL && !(evd->flags & DAT_EVD_ASYNC_FLAG))
+				evd = NULL;
+		}
+		if (evd != NULL) {
+			evd->refs++;
+			pthread_mutex_unlock(&other->lock);
+			ia->async_evd = evd;
+			ia->async_evd_shared = h == DAT_EVD_ASYNC_EXISTS;
+			ret = DAT_SUCCESS;
+			break;
+		}
+		pthread_mutex_unlock(&other->lock);
+	}
+	pthread_mutex_unlock(&ias_lock);
+	return ret;
+}
+
+/*
+ * Stops @ia's async errors and drops its reference on their EVD; and,
+ * when @ia goes away, stops every other IA's errors going to one of its
+ * EVDs. ias_lock held.
+ */
+static void detach_async(struct sd_ia *ia)
+{
+	struct sd_list *pos;
+	struct sd_evd *evd;
+
+	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&async_lock);
+	evd = ia->async_evd;
+	ia->async_evd = NULL;
+	pthread_mutex_unlock(&async_lock);
+	if (evd != NULL && evd->obj.ia == ia)
+		evd->refs--;
+	pthread_mutex_unlock(&ia->lock);
+	if (evd != NULL && evd->obj.ia != ia) {
+		pthread_mutex_lock(&evd->obj.ia->lock);
+		evd->refs--;
+		pthread_mutex_unlock(&evd->obj.ia->lock);
+	}
+
+	sd_list_for_each(pos, &ias) {
+		struct sd_ia *other = sd_container_of(pos, struct sd_ia, obj.node);
+
+		if (other == ia)
+			continue;
+		pthread_mutex_lock(&other->lock);
+		pthread_mutex_lock(&async_lock);
+		if (other->async_evd != NULL && other->async_evd->obj.ia == ia) {
+			sd_dbg("IA %s: its async EVD went with IA %s",
+			       other->name, ia->name);
+			other->async_evd = NULL;
+		}
+		pthread_mutex_unlock(&async_lock);
+		pthread_mutex_unlock(&other->lock);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Open and close                                                     */
+
+/* Frees what is left of @ia once its objects are gone. */
+static void ia_free(struct sd_ia *ia)
+{
+	free(ia->ctx_table);
+	pthread_mutex_destroy(&ia->lock);
+	ia->obj.magic = SD_MAGIC_DEAD;
+	free(ia);
+}
+
+/*
+ * Destroys every object of @ia in the order softdapl.h gives (what uses
+ * a thing goes before it). No lock held; @ia is no longer listed.
+ */
+static void ia_teardown(struct sd_ia *ia)
+{
+	struct sd_list *lists[] = { &ia->rmrs, &ia->lmrs, &ia->pzs, &ia->evds,
+				    &ia->cnos };
+	size_t i;
+
+	sd_ep_destroy_all(ia);
+	for (i = 0; i < SD_ARRAY_SIZE(lists); i++) {
+		for (;;) {
+			struct sd_obj *obj = NULL;
+
+			pthread_mutex_lock(&ia->lock);
+			if (!sd_list_empty(lists[i]))
+				obj = sd_container_of(lists[i]->next,
+						      struct sd_obj, node);
+			pthread_mutex_unlock(&ia->lock);
+			if (obj == NULL)
+				break;
+			switch (obj->magic) {
+			case SD_MAGIC_RMR:
+				sd_rmr_destroy(sd_container_of(obj, struct sd_rmr, obj));
+				break;
+			case SD_MAGIC_LMR:
+				sd_lmr_destroy(sd_container_of(obj, struct sd_lmr, obj));
+				break;
+			case SD_MAGIC_PZ:
+				sd_pz_destroy(sd_container_of(obj, struct sd_pz, obj));
+				break;
+			case SD_MAGIC_EVD:
+				sd_evd_destroy(sd_container_of(obj, struct sd_evd, obj));
+				break;
+			default:
+				sd_cno_destroy(sd_container_of(obj, struct sd_cno, obj));
+				break;
+			}
+		}
+	}
+}
+
+DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
+			      DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_handle)
+{
+	DAT_PROVIDER *table;
+	struct sd_ia *ia;
+	char *params = NULL, err[256];
+	DAT_RETURN ret;
+	int rc;
+
+	if (name == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	if (async_evd == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (ia_handle == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	ret = sd_provider_open(name, &table, &params);
+	if (ret != DAT_SUCCESS)
+		return ret;
+
+	ia = calloc(1, sizeof(*ia));
+	if (ia == NULL) {
+		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto out_provider;
+	}
+	ia->obj.provider = table;
+	sd_obj_init(&ia->obj, ia, SD_MAGIC_IA, DAT_HANDLE_TYPE_IA);
+	snprintf(ia->name, sizeof(ia->name), "%s", name);
+	pthread_mutex_init(&ia->lock, NULL);
+	sd_list_init(&ia->pzs);
+	sd_list_init(&ia->lmrs);
+	sd_list_init(&ia->rmrs);
+	sd_list_init(&ia->evds);
+	sd_list_init(&ia->cnos);
+	sd_list_init(&ia->eps);
+	sd_list_init(&ia->psps);
+	sd_list_init(&ia->rsps);
+	sd_list_init(&ia->crs);
+	sd_list_init(&ia->srqs);
+	if (getrandom(&ia->ctx_seed, sizeof(ia->ctx_seed), 0) !=
+	    (ssize_t)sizeof(ia->ctx_seed)) {
+		ret = SD_ERR(DAT_INTERNAL_ERROR, 0);
+		goto out_ia;
+	}
+
+	/*
+	 * A dat.conf mistake: DAT_INVALID_ADDRESS, MALFORMED for syntax,
+	 * UNREACHABLE for a name or address this host does not have.
+	 */
+	rc = sd_params_parse(params, &ia->addr, err, sizeof(err));
+	if (rc != 0) {
+		sd_dbg("IA %s: %s", ia->name, err);
+		ret = SD_ERR(DAT_INVALID_ADDRESS, rc == -EINVAL ?
+			     DAT_INVALID_ADDRESS_MALFORMED :
+			     DAT_INVALID_ADDRESS_UNREACHABLE);
+		goto out_ia;
+	}
+
+	rc = sd_engine_get();
+	if (rc != 0) {
+		sd_log("IA %s: cannot start the engine: %s", ia->name, strerror(-rc));
+		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
+		goto out_ia;
+	}
+
+	ret = attach_async(ia, *async_evd, qlen);
+	if (ret != DAT_SUCCESS)
+		goto out_engine;
+
+	pthread_mutex_lock(&ias_lock);
+	sd_list_add_tail(&ias, &ia->obj.node);
+	pthread_mutex_unlock(&ias_lock);
+
+	if (ia->async_evd_ours)
+		*async_evd = ia->async_evd;
+	*ia_handle = ia;
+	free(params);
+	sd_dbg("IA %s open", ia->name);
+	return DAT_SUCCESS;
+
+out_engine:
+	/* attach_async failed: the IA holds no EVD reference. */
+	ia_teardown(ia);
+	sd_engine_put();
+out_ia:
+	ia_free(ia);
+out_provider:
+	free(params);
+	sd_provider_close(table);
+	return ret;
+}
+
+/*
+ * True when objects of @ia remain, other than the async EVD it made and
+ * uses alone. ia->lock held.
+ */
+static bool ia_in_use(const struct sd_ia *ia)
+{
+	const struct sd_list *lists[] = { &ia->pzs, &ia->lmrs, &ia->rmrs,
+					  &ia->cnos, &ia->eps, &ia->psps,
+					  &ia->rsps, &ia->crs, &ia->srqs };
+	size_t i;
+
+	for (i = 0; i < SD_ARRAY_SIZE(lists); i++)
+		if (!sd_list_empty(lists[i]))
+			return true;
+	if (sd_list_empty(&ia->evds))
+		return false;
+	/* The only EVD left must be our async EVD, used by us alone. */
+	return !ia->async_evd_ours || ia->async_evd == NULL ||
+	       ia->evds.next != &ia->async_evd->obj.node ||
+	       ia->evds.next->next != &ia->evds || ia->async_evd->refs > 1;
+}
+
+/*
+ * DAT_CLOSE_GRACEFUL_FLAG refuses (DAT_INVALID_STATE_IA_IN_USE) while
+ * objects of the IA remain, or while another IA uses its async EVD;
+ * DAT_CLOSE_ABRUPT_FLAG destroys them all, flushing what is in flight.
+ */
+DAT_RETURN DAT_API sd_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
+{
+	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	DAT_PROVIDER *table;
+
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+
+	pthread_mutex_lock(&ias_lock);
+	if (flags == DAT_CLOSE_GRACEFUL_FLAG) {
+		bool busy;
+
+		pthread_mutex_lock(&ia->lock);
+		busy = ia_in_use(ia);
+		pthread_mutex_unlock(&ia->lock);
+		if (busy) {
+			pthread_mutex_unlock(&ias_lock);
+			return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+		}
+	}
+	sd_list_del(&ia->obj.node);
+	detach_async(ia);
+	pthread_mutex_unlock(&ias_lock);
+
+	ia_teardown(ia);
+	sd_dbg("IA %s closed", ia->name);
+	table = ia->obj.provider;
+	ia_free(ia);
+	sd_engine_put();
+	sd_provider_close(table);
+	return DAT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Query                                                              */
+
+/*
+ * Named attributes dtest and dtestx look for. No DAT extension is
+ * implemented, so no atomics or immediate data are advertised.
+ */
+static DAT_NAMED_ATTR provider_specific[] = {
+	{ "DAT_IB_RDMA_READ", "TRUE" },
+	{ "DAT_EXTENSION_INTERFACE", "FALSE" },
+	{ "SOFTDAPL_TRANSPORT", "tcp" },
+};
+
+/*
+ * What this provider is; see the README for the limits. Notably:
+ * dapl_version 2.0 and is_thread_safe false, because OFED's registry
+ * rebuilds its key from them at dat_ia_close (the provider is in fact
+ * thread safe); iov_ownership DAT_IOV_CONSUMER, because posts copy the
+ * consumer's iov (COMMON-3); optimal_buffer_alignment 64, a cache line,
+ * as a hint only (COMMON-9).
+ */
+static const DAT_PROVIDER_ATTR provider_attr_template = {
+	.provider_name = SD_PROVIDER_NAME,
+	.provider_version_major = SD_VERSION_MAJOR,
+	.provider_version_minor = SD_VERSION_MINOR,
+	.dapl_version_major = 2,
+	.dapl_version_minor = 0,
+	.lmr_mem_types_supported = DAT_MEM_TYPE_VIRTUAL,
+	.iov_ownership_on_return = DAT_IOV_CONSUMER,
+	.dat_qos_supported = DAT_QOS_BEST_EFFORT,
+	.completion_flags_supported = DAT_COMPLETION_SUPPRESS_FLAG |
+		DAT_COMPLETION_SOLICITED_WAIT_FLAG |
+		DAT_COMPLETION_UNSIGNALLED_FLAG |
+		DAT_COMPLETION_BARRIER_FENCE_FLAG |
+		DAT_COMPLETION_EVD_THRESHOLD_FLAG,
+	.is_thread_safe = DAT_FALSE,
+	.max_private_data_size = SD_MAX_PRIVATE_DATA,
+	.supports_multipath = DAT_FALSE,
+	.ep_creator = DAT_PSP_CREATES_EP_NEVER,
+	.pz_support = DAT_PZ_UNIQUE,
+	.optimal_buffer_alignment = 64,
+	/* Any event streams may share an EVD. */
+	.evd_stream_merging_supported = {
+		{ DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE },
+		{ DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE },
+		{ DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE },
+		{ DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE },
+		{ DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE },
+		{ DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE },
+	},
+	.srq_supported = DAT_TRUE,
+	/* srq.c and ep.c raise these when watermarks and recv info land. */
+	.srq_watermarks_supported = 0,
+	.srq_ep_pz_difference_supported = DAT_FALSE,
+	.srq_info_supported = 0,
+	.ep_recv_info_supported = 0,
+	.lmr_sync_req = DAT_FALSE,
+	.dto_async_return_guaranteed = DAT_FALSE,
+	.rdma_write_for_rdma_read_req = DAT_FALSE,
+	.rdma_read_lmr_rmr_context_exposure = DAT_FALSE,
+	.rmr_scope_supported = DAT_RMR_SCOPE_EP,
+	.is_signal_safe = DAT_FALSE,
+	.ha_supported = DAT_FALSE,
+	.ha_loadbalancing = DAT_HA_LB_NONE,
+	.num_provider_specific_attr = SD_ARRAY_SIZE(provider_specific),
+	.provider_specific_attr = provider_specific,
+};
+
+/*
+ * EPs, like every socket the engine opens, are limited by the process's
+ * open file limit: report that, less a margin for the process's own
+ * files, within [64, SD_MAX_EPS].
+ */
+static DAT_COUNT max_eps(void)
+{
+	struct rlimit rl;
+	rlim_t n = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		n = rl.rlim_cur == RLIM_INFINITY ? SD_MAX_EPS : rl.rlim_cur;
+	n = n > 128 ? n - 64 : 64;
+	return n > SD_MAX_EPS ? SD_MAX_EPS : (DAT_COUNT)n;
+}
+
+static void fill_ia_attr(struct sd_ia *ia, DAT_IA_ATTR *a)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->adapter_name, sizeof(a->adapter_name), "%s", SD_PROVIDER_NAME);
+	snprintf(a->vendor_name, sizeof(a->vendor_name), "%s", SD_VENDOR_NAME);
+	a->hardware_version_major = 0;
+	a->hardware_version_minor = 0;
+	a->firmware_version_major = SD_VERSION_MAJOR;
+	a->firmware_version_minor = SD_VERSION_MINOR;
+	a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->addr.ss;
+	a->max_eps = max_eps();
+	a->max_dto_per_ep = SD_MAX_DTO_PER_EP;
+	a->max_rdma_read_per_ep_in = SD_MAX_RDMA_READ_PER_EP;
+	a->max_rdma_read_per_ep_out = SD_MAX_RDMA_READ_PER_EP;
+	a->max_evds = 65536;
+	a->max_evd_qlen = SD_MAX_EVD_QLEN;
+	a->max_iov_segments_per_dto = SD_MAX_IOV;
+	a->max_lmrs = SD_MAX_LMRS;
+	/* Registrations may be larger; the field has 32 bits. */
+	a->max_lmr_block_size = UINT32_MAX;
+	a->max_lmr_virtual_address = (DAT_VADDR)UINTPTR_MAX;
+	a->max_pzs = 65536;
+	a->max_message_size = SD_MAX_MESSAGE_SIZE;
+	a->max_rdma_size = SD_MAX_RDMA_SIZE;
+	a->max_rmrs = SD_MAX_LMRS;
+	a->max_rmr_target_address = (DAT_VADDR)UINTPTR_MAX;
+	a->max_srqs = SD_MAX_SRQS;
+	a->max_ep_per_srq = a->max_eps < SD_MAX_EP_PER_SRQ ? a->max_eps :
+			    SD_MAX_EP_PER_SRQ;
+	a->max_recv_per_srq = SD_MAX_RECV_PER_SRQ;
+	a->max_iov_segments_per_rdma_read = SD_MAX_IOV;
+	a->max_iov_segments_per_rdma_write = SD_MAX_IOV;
+	a->max_rdma_read_in = SD_MAX_RDMA_READ_PER_EP;
+	a->max_rdma_read_out = SD_MAX_RDMA_READ_PER_EP;
+	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
+	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
+	a->zb_supported = DAT_FALSE;
+	a->extension_supported = DAT_EXTENSION_NONE;
+	a->extension_version = 0;
+	a->num_transport_attr = 0;
+	a->transport_attr = NULL;
+	a->num_vendor_attr = 0;
+	a->vendor_attr = NULL;
+}
+
+/*
+ * Fills every field whatever the masks (DAT leaves fields outside the
+ * mask undefined) and accepts NULL for any output: the registry asks for
+ * ia_attr alone at open and provider_attr alone at close.
+ */
+DAT_RETURN DAT_API sd_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd,
+			       DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+			       DAT_PROVIDER_ATTR_MASK provider_mask,
+			       DAT_PROVIDER_ATTR *provider_attr)
+{
+	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (async_evd != NULL) {
+		pthread_mutex_lock(&ia->lock);
+		if (ia->async_evd_shared)
+			*async_evd = DAT_EVD_OUT_OF_SCOPE;
+		else
+			*async_evd = ia->async_evd;
+		pthread_mutex_unlock(&ia->lock);
+	}
+	if (ia_attr != NULL)
+		fill_ia_attr(ia, ia_attr);
+	if (provider_attr != NULL)
+		memcpy(provider_attr, &provider_attr_template,
+		       sizeof(*provider_attr));
+	return DAT_SUCCESS;
+}
+
+/*
+ * softdapl has no high-availability support (ha_supported is false): no
+ * IA is the failover partner of another.
+ */
+DAT_RETURN DAT_API sd_ia_ha_related(DAT_IA_HANDLE ia_handle,
+				    const DAT_NAME_PTR name, DAT_BOOLEAN *answer)
+{
+	if (sd_ia_from_handle(ia_handle) == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (name == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (answer == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	*answer = DAT_FALSE;
+	return DAT_SUCCESS;
+}

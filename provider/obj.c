@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What every object has in common: its head (struct sd_obj), the check
+ * that turns a consumer's handle into a live object, the three entry
+ * points that take a handle of any kind, and the debug output.
+ *
+ * A handle is trusted only as far as this file checks it: not NULL, not
+ * below one page (the registry's IA indices live there, and it maps them
+ * to IA pointers before calling us), and pointing at a head whose magic
+ * names a live object of the expected kind. A handle to freed memory is
+ * the consumer's error; the magic, cleared at free, catches the common
+ * case of a handle used again after its object was freed.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "softdapl.h"
+#include "entry.h"
+
+/* Lowest address an object can have: Linux never maps the first page. */
+#define SD_HANDLE_MIN ((uintptr_t)4096)
+
+/* Read once, when the library is loaded; never written afterwards. */
+int sd_debug_level;
+
+__attribute__((constructor)) static void sd_debug_init(void)
+{
+	const char *s = getenv("SOFTDAPL_DEBUG");
+
+	sd_debug_level = s != NULL ? atoi(s) : 0;
+}
+
+/*
+ * One line on stderr, written with a single call so that lines of
+ * different threads do not interleave.
+ */
+void sd_log(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "softdapl: ");
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	fputs(buf, stderr);
+}
+
+void sd_obj_init(struct sd_obj *obj, struct sd_ia *ia, uint32_t magic,
+		 DAT_HANDLE_TYPE type)
+{
+	obj->provider = ia->obj.provider;
+	obj->magic = magic;
+	obj->type = type;
+	obj->ia = ia;
+	obj->context.as_64 = 0;
+	sd_list_init(&obj->node);
+}
+
+struct sd_obj *sd_obj_check(DAT_HANDLE h, uint32_t magic)
+{
+	struct sd_obj *obj = h;
+
+	if ((uintptr_t)h < SD_HANDLE_MIN || obj->magic != magic)
+		return NULL;
+	return obj;
+}
+
+/* A live object of any kind, for the generic entry points; else NULL. */
+static struct sd_obj *any_obj(DAT_HANDLE h)
+{
+	static const uint32_t live[] = {
+		SD_MAGIC_IA, SD_MAGIC_PZ, SD_MAGIC_LMR, SD_MAGIC_RMR,
+		SD_MAGIC_EVD, SD_MAGIC_CNO, SD_MAGIC_EP, SD_MAGIC_PSP,
+		SD_MAGIC_RSP, SD_MAGIC_CR, SD_MAGIC_SRQ,
+	};
+	struct sd_obj *obj = h;
+	size_t i;
+
+	if ((uintptr_t)h < SD_HANDLE_MIN)
+		return NULL;
+	for (i = 0; i < SD_ARRAY_SIZE(live); i++)
+		if (obj->magic == live[i])
+			return obj;
+	return NULL;
+}
+
+/*
+ * The consumer context is one 64-bit word, stored and loaded atomically:
+ * any thread may set or get it at any time (DAT 2.0, 6.3.2).
+ */
+DAT_RETURN DAT_API sd_set_consumer_context(DAT_HANDLE h, DAT_CONTEXT context)
+{
+	struct sd_obj *obj = any_obj(h);
+
+	if (obj == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+	__atomic_store_n(&obj->context.as_64, context.as_64, __ATOMIC_RELAXED);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN DAT_API sd_get_consumer_context(DAT_HANDLE h, DAT_CONTEXT *context)
+{
+	struct sd_obj *obj = any_obj(h);
+
+	if (obj == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+	if (context == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	context->as_64 = __atomic_load_n(&obj->context.as_64, __ATOMIC_RELAXED);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN DAT_API sd_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
+{
+	struct sd_obj *obj = any_obj(h);
+
+	if (obj == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+	if (type == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	*type = obj->type;
+	return DAT_SUCCESS;
+}

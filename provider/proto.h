@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softdapl: the wire format, and nothing else (PROTOCOL.md explains it).
+ *
+ * Every field is a fixed-width little-endian integer at a fixed offset;
+ * nothing on the wire is a C struct. The pack/unpack helpers below are the
+ * only code that knows the offsets. A receiver unpacks into the host
+ * structs and checks every field (sd_cm_check, sd_hdr_check and the
+ * handlers in rx.c) before it acts on any of it: the peer is hostile until
+ * proven otherwise.
+ *
+ * Two kinds of messages share a TCP stream:
+ *
+ *   1. The handshake (cm.c): HELLO (active -> passive), then ACCEPT or
+ *      REJECT (passive -> active), then RTU (active -> passive). Each is a
+ *      40-byte struct sd_cm_msg followed by pdata_len bytes of private
+ *      data (at most SD_PROTO_MAX_PDATA).
+ *   2. After RTU, data frames (tx.c, rx.c): a 32-byte struct sd_hdr,
+ *      followed by `len` payload bytes for SEND, SEND_SE, WRITE and
+ *      READ_RESP, by nothing for the others.
+ */
+#ifndef SD_PROTO_H
+#define SD_PROTO_H
+
+#include <endian.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SD_PROTO_MAGIC		0x4c504453u	/* "SDPL" */
+#define SD_PROTO_VERSION	1
+#define SD_PROTO_MAX_PDATA	1024		/* = SD_MAX_PRIVATE_DATA */
+
+/* ------------------------------------------------------------------ */
+/* Handshake                                                           */
+
+enum sd_cm_type {
+	SD_CM_HELLO	= 1,	/* active -> passive: connection request */
+	SD_CM_ACCEPT	= 2,	/* passive -> active: dat_cr_accept */
+	SD_CM_REJECT	= 3,	/* passive -> active: dat_cr_reject, or no
+				 * such service point / bad request */
+	SD_CM_RTU	= 4,	/* active -> passive: ready to use */
+};
+
+#define SD_CM_MSG_SIZE	40
+
+/*
+ * The attributes carried both ways are those the peer needs to police
+ * what it receives: the largest message and RDMA it may be sent and how
+ * many RDMA reads may be outstanding in each direction.
+ */
+struct sd_cm_msg {
+	uint32_t	magic;		/* SD_PROTO_MAGIC */
+	uint16_t	version;	/* SD_PROTO_VERSION */
+	uint8_t		type;		/* enum sd_cm_type */
+	uint8_t		reason;		/* REJECT: enum sd_reject_reason */
+	uint64_t	conn_qual;	/* HELLO: the qualifier asked for */
+	uint32_t	max_msg;	/* the sender's max_message_size */
+	uint32_t	max_rdma;	/* the sender's max_rdma_size */
+	uint32_t	rd_in;		/* reads the sender serves at once */
+	uint32_t	rd_out;		/* reads the sender issues at once */
+	uint16_t	pdata_len;	/* private data bytes that follow */
+	/* 6 bytes reserved, sent as zero, ignored */
+};
+
+enum sd_reject_reason {
+	SD_REJ_CONSUMER	= 0,	/* dat_cr_reject: PEER_REJECTED */
+	SD_REJ_NO_SP	= 1,	/* nothing listens there any more */
+	SD_REJ_PROTOCOL	= 2,	/* the HELLO was malformed */
+};
+
+/* ------------------------------------------------------------------ */
+/* Data frames                                                         */
+
+enum sd_op {
+	SD_OP_SEND		= 1,	/* payload: the message */
+	SD_OP_SEND_SE		= 2,	/* the same, solicited event */
+	SD_OP_WRITE		= 3,	/* payload placed at rkey/addr */
+	SD_OP_READ_REQ		= 4,	/* no payload; len bytes at rkey/addr */
+	SD_OP_READ_RESP		= 5,	/* payload: the bytes read; tag */
+	SD_OP_ACK		= 6,	/* no payload: just the ack field */
+	SD_OP_TERMINATE		= 7,	/* no payload; code, tag */
+	SD_OP_DISCONNECT	= 8,	/* no payload: orderly end */
+	SD_OP_MAX		= 8,
+};
+
+#define SD_HDR_SIZE	32	/* the only (and so the maximum) header size */
+
+/*
+ * A frame header. @ack is cumulative: the number of requests (SEND,
+ * SEND_SE, WRITE, READ_REQ) the sender has received and executed since
+ * the connection was established, modulo 2^32. A requester's SEND or
+ * WRITE completes once the ack covers it, a READ once its READ_RESP is
+ * placed.
+ */
+struct sd_hdr {
+	uint8_t		op;	/* enum sd_op */
+	uint8_t		flags;	/* 0 (reserved) */
+	uint32_t	ack;	/* requests of the peer executed so far */
+	uint32_t	len;	/* payload bytes; READ_REQ: bytes asked for */
+	uint32_t	rkey;	/* WRITE, READ_REQ: the rmr_context */
+	uint64_t	addr;	/* WRITE, READ_REQ: the target address */
+	uint32_t	tag;	/* READ_REQ/RESP: the read's request number;
+				 * TERMINATE: the request number at fault,
+				 * or SD_TAG_NONE */
+	uint32_t	code;	/* TERMINATE: enum sd_term_code */
+};
+
+#define SD_TAG_NONE	0xffffffffu
+
+/* Why a TERMINATE was sent; how the requester completes the culprit. */
+enum sd_term_code {
+	SD_TERM_PROTOCOL	= 1,	/* malformed frame, limits exceeded */
+	SD_TERM_REMOTE_ACCESS	= 2,	/* WRITE/READ_REQ: rkey, bounds, PZ,
+					 * privilege -> DAT_DTO_ERR_REMOTE_ACCESS */
+	SD_TERM_LENGTH		= 3,	/* SEND longer than the receive buffer
+					 * -> DAT_DTO_ERR_REMOTE_RESPONDER */
+	SD_TERM_MAX		= 3,
+};
+
+/* ------------------------------------------------------------------ */
+/* Encoding                                                            */
+
+static inline void sd_put16(uint8_t *p, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(p, &v, 2);
+}
+
+static inline void sd_put32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+static inline void sd_put64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, 8);
+}
+
+static inline uint16_t sd_get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return le16toh(v);
+}
+
+static inline uint32_t sd_get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static inline uint64_t sd_get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+static inline void sd_cm_pack(const struct sd_cm_msg *m, uint8_t *b)
+{
+	memset(b, 0, SD_CM_MSG_SIZE);
+	sd_put32(b + 0, m->magic);
+	sd_put16(b + 4, m->version);
+	b[6] = m->type;
+	b[7] = m->reason;
+	sd_put64(b + 8, m->conn_qual);
+	sd_put32(b + 16, m->max_msg);
+	sd_put32(b + 20, m->max_rdma);
+	sd_put32(b + 24, m->rd_in);
+	sd_put32(b + 28, m->rd_out);
+	sd_put16(b + 32, m->pdata_len);
+}
+
+static inline void sd_cm_unpack(struct sd_cm_msg *m, const uint8_t *b)
+{
+	m->magic = sd_get32(b + 0);
+	m->version = sd_get16(b + 4);
+	m->type = b[6];
+	m->reason = b[7];
+	m->conn_qual = sd_get64(b + 8);
+	m->max_msg = sd_get32(b + 16);
+	m->max_rdma = sd_get32(b + 20);
+	m->rd_in = sd_get32(b + 24);
+	m->rd_out = sd_get32(b + 28);
+	m->pdata_len = sd_get16(b + 32);
+}
+
+/*
+ * Checks an unpacked handshake message of the expected @type: magic,
+ * version, type and the private data length. 0 or -EPROTO.
+ */
+static inline int sd_cm_check(const struct sd_cm_msg *m, uint8_t type)
+{
+	if (m->magic != SD_PROTO_MAGIC || m->version != SD_PROTO_VERSION ||
+	    m->type != type || m->pdata_len > SD_PROTO_MAX_PDATA)
+		return -71;	/* -EPROTO, without <errno.h> here */
+	return 0;
+}
+
+static inline void sd_hdr_pack(const struct sd_hdr *h, uint8_t *b)
+{
+	b[0] = h->op;
+	b[1] = h->flags;
+	b[2] = b[3] = 0;
+	sd_put32(b + 4, h->ack);
+	sd_put32(b + 8, h->len);
+	sd_put32(b + 12, h->rkey);
+	sd_put64(b + 16, h->addr);
+	sd_put32(b + 24, h->tag);
+	sd_put32(b + 28, h->code);
+}
+
+static inline void sd_hdr_unpack(struct sd_hdr *h, const uint8_t *b)
+{
+	h->op = b[0];
+	h->flags = b[1];
+	h->ack = sd_get32(b + 4);
+	h->len = sd_get32(b + 8);
+	h->rkey = sd_get32(b + 12);
+	h->addr = sd_get64(b + 16);
+	h->tag = sd_get32(b + 24);
+	h->code = sd_get32(b + 28);
+}
+
+#endif

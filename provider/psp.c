@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Public service points (dat_psp_*), what PSPs and RSPs share (struct
+ * sd_sp: the listening socket and the arrival of a request), and the CSP
+ * entry points (not implemented yet).
+ *
+ * A connection qualifier is a TCP port: the service point listens on the
+ * IA's address (ia->addr: the address or interface of ia_params) at that
+ * port. dat_psp_create_any lets the kernel choose the port and reports
+ * it. The socket is opened, bound and listening when the call returns,
+ * so a port in use is reported synchronously (DAT_CONN_QUAL_IN_USE); the
+ * engine starts polling it right after.
+ *
+ * Freeing shuts the listener down at once (the port is free for a new
+ * service point when dat_psp_free returns) and lets the engine close it.
+ * Connection requests already delivered stay valid: a CR is independent
+ * of its service point.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ep.h"
+#include "entry.h"
+
+DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
+{
+	struct sockaddr_storage ss = ia->addr.ss;
+	socklen_t len = ia->addr.len;
+	int one = 1, fd;
+
+	if (port > 65535)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 1024) < 0) {
+		int err = errno;
+
+		close(fd);
+		if (err == EADDRINUSE || err == EACCES)
+			return SD_ERR(DAT_CONN_QUAL_IN_USE, 0);
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
+	}
+	len = sizeof(ss);
+	getsockname(fd, (struct sockaddr *)&ss, &len);
+	sp->conn_qual = ntohs(ss.ss_family == AF_INET6 ?
+			      ((struct sockaddr_in6 *)&ss)->sin6_port :
+			      ((struct sockaddr_in *)&ss)->sin_port);
+	sp->fd = fd;
+	sp->cmd.fn = sd_cm_listen_cmd;
+	sp->close_cmd.fn = sd_cm_listen_close_cmd;
+	sd_engine_submit(&sp->cmd);
+	return DAT_SUCCESS;
+}
+
+void sd_sp_release(struct sd_sp *sp)
+{
+	struct sd_ia *ia = sp->obj.ia;
+	struct sd_evd *evd;
+
+	pthread_mutex_lock(&sp->lock);
+	sp->closing = true;
+	evd = sp->evd;
+	sp->evd = NULL;
+	pthread_mutex_unlock(&sp->lock);
+	/* The listener stops now; the engine closes the descriptor. */
+	if (sp->fd >= 0)
+		shutdown(sp->fd, SHUT_RDWR);
+
+	pthread_mutex_lock(&ia->lock);
+	sd_list_del(&sp->obj.node);
+	if (evd)
+		evd->refs--;
+	sp->obj.magic = SD_MAGIC_DEAD;
+	pthread_mutex_unlock(&ia->lock);
+	/*
+	 * A command of its own, queued after the listen command: commands run
+	 * in submission order, so the engine frees @sp only after every
+	 * earlier use of it, and nothing here touches @sp afterwards.
+	 */
+	sd_engine_submit(&sp->close_cmd);
+}
+
+/* Allocates a service point of kind @magic for @evd (checked). */
+static struct sd_sp *sp_new(struct sd_ia *ia, uint32_t magic,
+			    DAT_HANDLE_TYPE type, struct sd_evd *evd)
+{
+	struct sd_sp *sp = calloc(1, sizeof(*sp));
+
+	if (sp == NULL)
+		return NULL;
+	sd_obj_init(&sp->obj, ia, magic, type);
+	pthread_mutex_init(&sp->lock, NULL);
+	sp->evd = evd;
+	sp->fd = -1;
+	return sp;
+}
+
+/* Lists @sp in @list and takes its EVD reference. */
+static void sp_list(struct sd_sp *sp, struct sd_list *list)
+{
+	struct sd_ia *ia = sp->obj.ia;
+
+	pthread_mutex_lock(&ia->lock);
+	sp->evd->refs++;
+	sd_list_add_tail(list, &sp->obj.node);
+	pthread_mutex_unlock(&ia->lock);
+}
+
+/* The CR EVD of a service point of @ia, or NULL. */
+static struct sd_evd *cr_evd(struct sd_ia *ia, DAT_EVD_HANDLE h)
+{
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_EVD);
+	struct sd_evd *evd = o ? sd_container_of(o, struct sd_evd, obj) : NULL;
+
+	if (evd == NULL || o->ia != ia || !(evd->flags & DAT_EVD_CR_FLAG))
+		return NULL;
+	return evd;
+}
+
+static DAT_RETURN psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
+			     DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS flags,
+			     DAT_PSP_HANDLE *out, DAT_CONN_QUAL *chosen)
+{
+	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_evd *evd;
+	struct sd_sp *sp;
+	DAT_RETURN ret;
+
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	evd = cr_evd(ia, evd_handle);
+	if (evd == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (out == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	sp = sp_new(ia, SD_MAGIC_PSP, DAT_HANDLE_TYPE_PSP, evd);
+	if (sp == NULL)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	sp->flags = flags;
+	sp_list(sp, &ia->psps);
+	ret = sd_sp_listen(sp, ia, port);
+	if (ret != DAT_SUCCESS) {
+		/* Never listened: undo by hand, nothing reached the engine. */
+		pthread_mutex_lock(&ia->lock);
+		sd_list_del(&sp->obj.node);
+		evd->refs--;
+		pthread_mutex_unlock(&ia->lock);
+		pthread_mutex_destroy(&sp->lock);
+		free(sp);
+		return ret;
+	}
+	if (chosen)
+		*chosen = sp->conn_qual;
+	*out = (DAT_PSP_HANDLE)sp;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN DAT_API sd_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL conn_qual,
+				 DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+				 DAT_PSP_HANDLE *psp)
+{
+	return psp_create(ia, conn_qual, evd, flags, psp, NULL);
+}
+
+DAT_RETURN DAT_API sd_psp_create_any(DAT_IA_HANDLE ia, DAT_CONN_QUAL *conn_qual,
+				     DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+				     DAT_PSP_HANDLE *psp)
+{
+	if (conn_qual == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	return psp_create(ia, 0, evd, flags, psp, conn_qual);
+}
+
+DAT_RETURN DAT_API sd_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
+				DAT_PSP_PARAM *p)
+{
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_PSP);
+	struct sd_sp *sp = o ? sd_container_of(o, struct sd_sp, obj) : NULL;
+
+	if (sp == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+	if (p == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;
+	pthread_mutex_lock(&sp->lock);
+	p->ia_handle = sd_ia_handle(sp->obj.ia);
+	p->conn_qual = sp->conn_qual;
+	p->evd_handle = (DAT_EVD_HANDLE)sp->evd;
+	p->psp_flags = sp->flags;
+	pthread_mutex_unlock(&sp->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN DAT_API sd_psp_free(DAT_PSP_HANDLE h)
+{
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_PSP);
+
+	if (o == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+	sd_sp_release(sd_container_of(o, struct sd_sp, obj));
+	return DAT_SUCCESS;
+}
+
+/*
+ * Engine: the HELLO on @sock asks for @sp. Makes the CR (and, for a PSP
+ * with DAT_PSP_PROVIDER_FLAG, the EP), moves an RSP's EP to
+ * TENTATIVE_CONNECTION_PENDING, and posts DAT_CONNECTION_REQUEST_EVENT.
+ */
+int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
+		  const struct sd_cm_msg *hello, const uint8_t *pdata)
+{
+	struct sd_ia *ia = sp->obj.ia;
+	bool rsp = sp->ep != NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct sd_ep *ep = NULL;
+	struct sd_cr *cr;
+	DAT_EVENT e;
+	int r = 0;
+
+	if (hello->conn_qual != sp->conn_qual)
+		return -ENOENT;
+	cr = calloc(1, sizeof(*cr));
+	if (cr == NULL)
+		return -ENOMEM;
+	sd_obj_init(&cr->obj, ia, SD_MAGIC_CR, DAT_HANDLE_TYPE_CR);
+	cr->sock = sock;
+	cr->conn_qual = sp->conn_qual;
+	cr->hello = *hello;
+	cr->pdata_len = hello->pdata_len;
+	memcpy(cr->pdata, pdata, hello->pdata_len);
+	cr->cmd.fn = sd_cm_cr_cmd;
+	memset(&ss, 0, sizeof(ss));
+	if (getpeername(sock->fd, (struct sockaddr *)&ss, &sl) == 0) {
+		cr->remote = ss;
+		cr->remote_port = ntohs(ss.ss_family == AF_INET6 ?
+					((struct sockaddr_in6 *)&ss)->sin6_port :
+					((struct sockaddr_in *)&ss)->sin_port);
+	}
+
+	if (rsp) {
+		ep = sp->ep;
+		pthread_mutex_lock(&ep->lock);
+		if (ep->state != DAT_EP_STATE_RESERVED || ep->rsp != sp) {
+			pthread_mutex_unlock(&ep->lock);
+			free(cr);
+			return -EBUSY;
+		}
+		sd_ep_set_state(ep, DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING,
+				"connection request");
+		ep->cr = cr;
+		pthread_mutex_unlock(&ep->lock);
+		sd_ep_get(ep);
+	} else if (sp->flags == DAT_PSP_PROVIDER_FLAG) {
+		ep = sd_ep_create_for_psp(ia);
+		if (ep == NULL) {
+			free(cr);
+			return -ENOMEM;
+		}
+		ep->cr = cr;
+		sd_ep_get(ep);	/* the CR's; the consumer's is the handle */
+	}
+	cr->ep = ep;
+
+	pthread_mutex_lock(&ia->lock);
+	sd_list_add_tail(&ia->crs, &cr->obj.node);
+	pthread_mutex_unlock(&ia->lock);
+
+	memset(&e, 0, sizeof(e));
+	e.event_number = DAT_CONNECTION_REQUEST_EVENT;
+	e.event_data.cr_arrival_event_data.sp_handle.psp_handle = (DAT_HANDLE)sp;
+	e.event_data.cr_arrival_event_data.local_ia_address_ptr =
+		(DAT_IA_ADDRESS_PTR)&ia->addr.ss;
+	e.event_data.cr_arrival_event_data.conn_qual = sp->conn_qual;
+	e.event_data.cr_arrival_event_data.cr_handle = (DAT_CR_HANDLE)cr;
+	e.event_data.cr_arrival_event_data.truncate_flag = DAT_FALSE;
+	pthread_mutex_lock(&sp->lock);
+	if (sp->closing || sp->evd == NULL || (rsp && sp->consumed))
+		r = -ENOENT;
+	else {
+		sp->consumed = true;
+		sd_evd_post(sp->evd, &e);
+	}
+	pthread_mutex_unlock(&sp->lock);
+	if (r == 0)
+		return 0;
+
+	/* Nobody will see it: undo. */
+	pthread_mutex_lock(&ia->lock);
+	sd_list_del(&cr->obj.node);
+	pthread_mutex_unlock(&ia->lock);
+	if (ep != NULL) {
+		pthread_mutex_lock(&ep->lock);
+		ep->cr = NULL;
+		if (rsp && ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING)
+			sd_ep_set_state(ep, DAT_EP_STATE_RESERVED, "request dropped");
+		pthread_mutex_unlock(&ep->lock);
+		sd_ep_put(ep);
+		if (!rsp)
+			sd_ep_free((DAT_EP_HANDLE)ep);
+	}
+	free(cr);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Common service points: a later issue.                              */
+
+DAT_RETURN DAT_API sd_csp_create(DAT_IA_HANDLE ia, DAT_COMM *comm,
+				 DAT_IA_ADDRESS_PTR addr, DAT_EVD_HANDLE evd,
+				 DAT_CSP_HANDLE *csp)
+{
+	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+}
+
+DAT_RETURN DAT_API sd_csp_query(DAT_CSP_HANDLE csp, DAT_CSP_PARAM_MASK mask,
+				DAT_CSP_PARAM *param)
+{
+	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+}
+
+DAT_RETURN DAT_API sd_csp_free(DAT_CSP_HANDLE csp)
+{
+	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+}

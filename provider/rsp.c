@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reserved service points (dat_rsp_*): a listening port for one
+ * connection request, for one EP named in advance. The EP goes from
+ * UNCONNECTED to RESERVED at creation, to TENTATIVE_CONNECTION_PENDING
+ * when the request arrives (the CR names it as local_ep_handle), and is
+ * accepted with dat_cr_accept. Later requests at the port are refused
+ * (the RSP is consumed); dat_rsp_free stops listening and returns a
+ * still-RESERVED EP to UNCONNECTED. Listening is shared with PSPs
+ * (psp.c).
+ */
+#include <stdlib.h>
+
+#include "ep.h"
+#include "entry.h"
+
+static struct sd_sp *rsp_from_handle(DAT_RSP_HANDLE h)
+{
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_RSP);
+
+	return o ? sd_container_of(o, struct sd_sp, obj) : NULL;
+}
+
+DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
+				 DAT_EP_HANDLE ep_handle, DAT_EVD_HANDLE evd_handle,
+				 DAT_RSP_HANDLE *out)
+{
+	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ep *ep = sd_ep_from_handle(ep_handle);
+	struct sd_obj *o = sd_obj_check(evd_handle, SD_MAGIC_EVD);
+	struct sd_evd *evd = o ? sd_container_of(o, struct sd_evd, obj) : NULL;
+	struct sd_sp *sp;
+	DAT_RETURN ret;
+
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (ep == NULL || ep->obj.ia != ia)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (evd == NULL || o->ia != ia || !(evd->flags & DAT_EVD_CR_FLAG))
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+	if (out == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	sp = calloc(1, sizeof(*sp));
+	if (sp == NULL)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	sd_obj_init(&sp->obj, ia, SD_MAGIC_RSP, DAT_HANDLE_TYPE_RSP);
+	pthread_mutex_init(&sp->lock, NULL);
+	sp->evd = evd;
+	sp->fd = -1;
+	sp->ep = ep;
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->rsp != NULL) {
+		ret = sd_ep_bad_state(ep);
+		pthread_mutex_unlock(&ep->lock);
+		goto fail;
+	}
+	sd_ep_set_state(ep, DAT_EP_STATE_RESERVED, "rsp_create");
+	ep->rsp = sp;
+	pthread_mutex_unlock(&ep->lock);
+	sd_ep_get(ep);
+
+	pthread_mutex_lock(&ia->lock);
+	evd->refs++;
+	sd_list_add_tail(&ia->rsps, &sp->obj.node);
+	pthread_mutex_unlock(&ia->lock);
+
+	ret = sd_sp_listen(sp, ia, port);
+	if (ret != DAT_SUCCESS) {
+		pthread_mutex_lock(&ep->lock);
+		ep->rsp = NULL;
+		sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "rsp_create failed");
+		pthread_mutex_unlock(&ep->lock);
+		pthread_mutex_lock(&ia->lock);
+		evd->refs--;
+		sd_list_del(&sp->obj.node);
+		pthread_mutex_unlock(&ia->lock);
+		sd_ep_put(ep);
+		goto fail;
+	}
+	*out = (DAT_RSP_HANDLE)sp;
+	return DAT_SUCCESS;
+fail:
+	pthread_mutex_destroy(&sp->lock);
+	free(sp);
+	return ret;
+}
+
+DAT_RETURN DAT_API sd_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
+				DAT_RSP_PARAM *p)
+{
+	struct sd_sp *sp = rsp_from_handle(h);
+
+	if (sp == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+	if (p == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;
+	pthread_mutex_lock(&sp->lock);
+	p->ia_handle = sd_ia_handle(sp->obj.ia);
+	p->conn_qual = sp->conn_qual;
+	p->evd_handle = (DAT_EVD_HANDLE)sp->evd;
+	p->ep_handle = (DAT_EP_HANDLE)sp->ep;
+	pthread_mutex_unlock(&sp->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN DAT_API sd_rsp_free(DAT_RSP_HANDLE h)
+{
+	struct sd_sp *sp = rsp_from_handle(h);
+	struct sd_ep *ep;
+
+	if (sp == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+	ep = sp->ep;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->rsp == sp) {
+		ep->rsp = NULL;
+		if (ep->state == DAT_EP_STATE_RESERVED)
+			sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "rsp_free");
+	}
+	pthread_mutex_unlock(&ep->lock);
+	sd_sp_release(sp);	/* the engine drops sp's EP reference */
+	return DAT_SUCCESS;
+}

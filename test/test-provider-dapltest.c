@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * OFED's own test programs against our provider, the acceptance suite:
+ * dapltest (transaction, performance, quit), dtest, dtestcm and
+ * dtestsrq from Debian's dapl2-utils, each with our registry
+ * (LD_LIBRARY_PATH=build/lib) and with OFED's (DAT_OVERRIDE only).
+ * Servers are started with test_spawn_cmd and waited for by their ready
+ * line; dapltest's port is chosen free (-n), dtest's are fixed (15828,
+ * 45248), so those tests must not run in parallel with each other.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "provider-util.h"
+#include "test.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
+#ifdef SANITIZED
+#define SKIP_SANITIZED() TEST_SKIP("sanitized libraries cannot be loaded into Debian's binaries")
+#else
+#define SKIP_SANITIZED() do { } while (0)
+#endif
+
+/* Which registry the Debian binary uses: ours, or OFED's. */
+static void registry(int ours)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/../lib", test_builddir());
+	test_setenv("LD_LIBRARY_PATH", ours ? buf : NULL);
+	sdt_conf(NULL);
+}
+
+/* True if @port can be bound on loopback now. */
+static int port_free(unsigned port)
+{
+	struct sockaddr_in sin;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)port);
+	ok = bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
+	close(fd);
+	return ok;
+}
+
+/*
+ * dapltest's server listens on -n PORT and each test on PORT + 1 and up:
+ * a block of 32 free ports below the kernel's ephemeral range (where
+ * active connections take their source ports, which would collide), at a
+ * place that depends on the pid so that parallel runs do not meet.
+ */
+static unsigned free_port(void)
+{
+	unsigned base = 10000 + ((unsigned)getpid() % 500) * 40, tries, i;
+
+	for (tries = 0; tries < 500; tries++, base = 10000 + (base - 10000 + 40) % 20000) {
+		for (i = 0; i < 32 && port_free(base + i); i++)
+			;
+		if (i == 32)
+			return base;
+	}
+	TEST_FAIL("no block of 32 free ports");
+}
+
+/* Runs a client to completion; it must exit 0 and print @want. */
+static char *client(int timeout, const char *const argv[], const char *want)
+{
+	char *out = NULL;
+	int status;
+
+	ASSERT_OK(test_run_cmd(timeout, &status, &out, argv));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    (want && strstr(out, want) == NULL))
+		TEST_FAIL("%s failed: %s", argv[0], out);
+	return out;
+}
+
+/* Prints the lines of @out that contain @key (figures for the log). */
+static void show(const char *out, const char *key)
+{
+	const char *p = out;
+
+	while ((p = strstr(p, key)) != NULL) {
+		const char *b = p, *e = strchr(p, '\n');
+
+		while (b > out && b[-1] != '\n')
+			b--;
+		printf("%.*s\n", (int)(e ? e - b : (long)strlen(b)), b);
+		p = e ? e : p + strlen(p);
+	}
+}
+
+static int dapltest_run(int ours)
+{
+	char port[16];
+	const char *srv[] = { "dapltest", "-T", "S", "-D", SDT_IA_NAME, "-n", port, NULL };
+	const char *tt[] = { "dapltest", "-T", "T", "-D", SDT_IA_NAME, "-n", port,
+		"-s", "127.0.0.1", "-i", "500", "-t", "4", "-w", "2", "-V",
+		"client", "SR", "1024", "4", "server", "SR", "1024", "4",
+		"client", "RW", "4096", "2", "server", "RW", "4096", "2",
+		"client", "RR", "4096", "2", "server", "RR", "4096", "2",
+		"client", "SR", "256", "1", "server", "SR", "256", "1", NULL };
+	const char *prw[] = { "dapltest", "-T", "P", "-D", SDT_IA_NAME, "-n", port,
+		"-s", "127.0.0.1", "-i", "2000", "-p", "16", "-m", "p", "RW",
+		"65536", "2", NULL };
+	const char *prr[] = { "dapltest", "-T", "P", "-D", SDT_IA_NAME, "-n", port,
+		"-s", "127.0.0.1", "-i", "2000", "-p", "16", "-m", "b", "RR",
+		"65536", "2", NULL };
+	const char *quit[] = { "dapltest", "-T", "Q", "-D", SDT_IA_NAME, "-n", port,
+		"-s", "127.0.0.1", NULL };
+	test_helper_t *h;
+	char *out;
+	int status;
+
+	SKIP_SANITIZED();
+	if (test_find_program("dapltest") == NULL)
+		TEST_SKIP("dapltest missing: apt-get install -y dapl2-utils");
+	registry(ours);
+	snprintf(port, sizeof(port), "%u", free_port());
+	h = test_spawn_cmd(srv);
+	ASSERT_OK(test_helper_wait_output(h, "Service Point Ready", 30));
+
+	out = client(120, tt, "End of Work");
+	show(out, "Total");
+	free(out);
+	out = client(120, prw, "End of Work");
+	show(out, "Throughput");
+	show(out, "Bandwidth");
+	free(out);
+	out = client(120, prr, "End of Work");
+	show(out, "Throughput");
+	show(out, "Bandwidth");
+	free(out);
+	free(client(60, quit, "End of Work"));
+
+	ASSERT_OK(test_helper_wait(h, 30, &status));
+	ASSERT_EXIT_OK(status);
+	test_helper_free(h);
+	return 0;
+}
+
+TEST_IMPL(provider_dapltest_ours)
+{
+	return dapltest_run(1);
+}
+
+TEST_IMPL(provider_dapltest_ofed)
+{
+	return dapltest_run(0);
+}
+
+/*
+ * A dtest-style pair: server (line-buffered through stdbuf, so its ready
+ * line shows), then the client; both must pass.
+ */
+static void pair(const char *const srv[], const char *ready,
+		 const char *const cli[], const char *want, const char *figures)
+{
+	test_helper_t *h;
+	char *out;
+	int status;
+
+	h = test_spawn_cmd(srv);
+	ASSERT_OK(test_helper_wait_output(h, ready, 30));
+	out = client(180, cli, want);
+	show(out, figures);
+	free(out);
+	ASSERT_OK(test_helper_wait(h, 60, &status));
+	ASSERT_EXIT_OK(status);
+	if (strstr(test_helper_output(h), want) == NULL)
+		TEST_FAIL("server: %s", test_helper_output(h));
+	test_helper_free(h);
+}
+
+static int dtest_run(int ours)
+{
+	const char *srv[] = { "stdbuf", "-oL", "dtest", "-s", "-P", SDT_IA_NAME, NULL };
+	const char *cli[] = { "dtest", "-P", SDT_IA_NAME, "-h", "127.0.0.1", NULL };
+	const char *cm_srv[] = { "stdbuf", "-oL", "dtestcm", "-s", "-P", SDT_IA_NAME,
+		"-c", "1000", NULL };
+	const char *cm_cli[] = { "dtestcm", "-P", SDT_IA_NAME, "-h", "127.0.0.1",
+		"-c", "1000", NULL };
+	const char *srq_srv[] = { "stdbuf", "-oL", "dtestsrq", "-s", "-P", SDT_IA_NAME,
+		"-b", "2048", "-c", "8", "-B", "20", NULL };
+	const char *srq_cli[] = { "dtestsrq", "-P", SDT_IA_NAME, "-h", "127.0.0.1",
+		"-b", "2048", "-c", "8", "-B", "20", NULL };
+
+	SKIP_SANITIZED();
+	if (test_find_program("dtest") == NULL || test_find_program("stdbuf") == NULL)
+		TEST_SKIP("dtest or stdbuf missing: apt-get install -y dapl2-utils coreutils");
+	registry(ours);
+	pair(srv, "waiting for client connection", cli, "Test Complete. PASSED",
+	     "us");
+	pair(cm_srv, "waiting for client", cm_cli, "Connection Test Complete",
+	     "Connections");
+	pair(srq_srv, "server ready", srq_cli, "SRQ Test Complete", "Complete");
+	return 0;
+}
+
+TEST_IMPL(provider_dtest_ours)
+{
+	return dtest_run(1);
+}
+
+TEST_IMPL(provider_dtest_ofed)
+{
+	return dtest_run(0);
+}
