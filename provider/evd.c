@@ -137,7 +137,7 @@ static void evd_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd)
  * Returns 0 or -ENOSPC.
  */
 static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
-		    enum evd_push_mode mode)
+		    enum evd_push_mode mode, bool notify)
 {
 	DAT_OS_WAIT_PROXY_AGENT agent = { NULL, NULL };
 	bool report = false;
@@ -169,13 +169,16 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 	*slot = *ev;
 	slot->evd_handle = (DAT_EVD_HANDLE)evd;
 	evd->count++;
-	if (evd->waiters != 0) {
+	if (!notify) {
+		/* Queued, but it wakes nobody: a later notification will. */
+	} else if (evd->waiters != 0) {
 		/*
 		 * dat_evd_wait(3): a waiter preempts the CNO. It sleeps only
-		 * below its threshold and nothing else takes events while it
-		 * waits, so the count meets the threshold exactly once.
+		 * below its threshold or until a notification event, and
+		 * nothing else takes events while it waits.
 		 */
-		if (evd->count == evd->threshold)
+		evd->notified = true;
+		if (evd->count >= evd->threshold)
 			pthread_cond_signal(&evd->cond);
 	} else if (evd->enabled && evd->cno != NULL) {
 		agent = sd_cno_notify(evd->cno, evd);
@@ -190,12 +193,12 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 
 int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev)
 {
-	return evd_push(evd, ev, PUSH_REPORT);
+	return evd_push(evd, ev, PUSH_REPORT, true);
 }
 
 int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
 		    DAT_DTO_COMPLETION_STATUS status, DAT_SEG_LENGTH len,
-		    DAT_DTOS op)
+		    DAT_DTOS op, bool notify)
 {
 	DAT_DTO_COMPLETION_EVENT_DATA *dto;
 	DAT_EVENT ev;
@@ -208,7 +211,7 @@ int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
 	dto->status = status;
 	dto->transfered_length = len;	/* SEND-6 */
 	dto->operation = op;
-	return evd_push(evd, &ev, PUSH_REPORT);
+	return evd_push(evd, &ev, PUSH_REPORT, notify);
 }
 
 /* ------------------------------------------------------------------ */
@@ -472,8 +475,15 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		}
 		evd->waiters = 1;
 		evd->threshold = threshold;
-		while (evd->count < threshold && evd->waitable &&
-		       evd_alive(evd)) {
+		evd->notified = false;
+		/*
+		 * Wake for a notification event once the threshold is met;
+		 * events that are not notifications (unsignalled DTOs,
+		 * receives without a solicited event on a SOLICITED_WAIT EP)
+		 * count towards it but do not end the wait (RECV-3, SRQ-3).
+		 */
+		while ((evd->count < threshold || !evd->notified) &&
+		       evd->waitable && evd_alive(evd)) {
 			if (sd_cond_wait_until(&evd->cond, &evd->lock,
 					       until) == ETIMEDOUT)
 				break;
@@ -529,7 +539,7 @@ DAT_RETURN DAT_API sd_evd_post_se(DAT_EVD_HANDLE evd_handle,
 	ev.event_number = DAT_SOFTWARE_EVENT;
 	ev.event_data.software_event_data.pointer =
 		event->event_data.software_event_data.pointer;
-	if (evd_push(evd, &ev, PUSH_QUIET) != 0)
+	if (evd_push(evd, &ev, PUSH_QUIET, true) != 0)
 		return SD_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
 	return DAT_SUCCESS;
 }

@@ -66,6 +66,28 @@ static const DAT_DTOS dto_op[] = {
 };
 
 /*
+ * Whether a completion is a notification event (wakes an EVD waiter,
+ * triggers a CNO). Errors always notify. SEND-2/SEND-3: a request posted
+ * with DAT_COMPLETION_UNSIGNALLED_FLAG does not. RECV-3/RECV-4: a receive
+ * posted unsignalled does not; on an EP whose receive completion flags
+ * hold DAT_COMPLETION_SOLICITED_WAIT_FLAG, a receive notifies only when
+ * the sender asked for a solicited event (SEND_SE). SRQ-3: an SRQ buffer
+ * has no flags of its own, so the EP that took it decides.
+ */
+static bool dto_notifies(const struct sd_ep *ep, const struct sd_wqe *w,
+			 bool recv, DAT_DTO_COMPLETION_STATUS status)
+{
+	if (status != DAT_DTO_SUCCESS)
+		return true;
+	if (w->flags & DAT_COMPLETION_UNSIGNALLED_FLAG)
+		return false;
+	if (recv && (ep->attr.recv_completion_flags &
+		     DAT_COMPLETION_SOLICITED_WAIT_FLAG))
+		return w->solicited;
+	return true;
+}
+
+/*
  * Callers free the slot first (pop, release) and complete a copy: the
  * consumer woken by the event may post again into a queue that was full.
  */
@@ -81,7 +103,8 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 	if (status != DAT_DTO_SUCCESS)
 		len = 0;
 	sd_evd_post_dto(evd, (DAT_EP_HANDLE)ep, w->cookie, status,
-			(DAT_SEG_LENGTH)len, dto_op[w->op]);
+			(DAT_SEG_LENGTH)len, dto_op[w->op],
+			dto_notifies(ep, w, recv, status));
 }
 
 void sd_ep_flush(struct sd_ep *ep)

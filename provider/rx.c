@@ -118,6 +118,8 @@ static int send_done(struct sd_ep *ep)
 {
 	struct sd_wqe c = *ep->rx.wqe;
 
+	c.solicited = ep->rx.h.op == SD_OP_SEND_SE;	/* RECV-3 */
+
 	ep->rx.executed++;
 	if (ep->rx.from_srq)
 		sd_srq_release(ep->srq, ep->rx.wqe, false);

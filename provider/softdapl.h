@@ -401,6 +401,7 @@ struct sd_wqe {
 	uint8_t			status;		/* DAT_DTO_COMPLETION_STATUS once done */
 	uint16_t		nsge;
 	uint32_t		seq;		/* request sequence number on the wire */
+	bool			solicited;	/* receive: filled by a SEND_SE */
 	uint64_t		len;		/* bytes the segments hold (or the message) */
 	uint64_t		done;		/* bytes sent or placed so far */
 	struct sd_sge		*sge;		/* the queue's max_sge slots for this WQE */
@@ -486,6 +487,7 @@ struct sd_evd {
 	bool			waitable;	/* lock */
 	bool			overflowed;	/* lock; overflow reported once */
 	DAT_COUNT		threshold;	/* lock; of the current waiter */
+	bool			notified;	/* lock; a notification event came during the wait */
 	unsigned		waiters;	/* lock; 0 or 1 */
 	struct sd_cno		*cno;		/* lock, and ia->lock to change it */
 	unsigned		refs;		/* ia->lock: EPs, PSPs, RSPs, SRQs using it */
@@ -522,10 +524,16 @@ void sd_evd_destroy(struct sd_evd *evd);
  */
 int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev);
 
-/* Convenience: a DTO completion for @ep on @evd; as sd_evd_post. */
+/*
+ * A DTO completion for @ep on @evd; as sd_evd_post, except that a
+ * completion that is not a notification event (@notify false: an
+ * unsignalled DTO, or a receive that did not ask for a solicited event on
+ * an EP configured for DAT_COMPLETION_SOLICITED_WAIT_FLAG) is queued
+ * without waking a waiter or triggering the CNO (SEND-2, RECV-3, SRQ-3).
+ */
 int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
 		    DAT_DTO_COMPLETION_STATUS status, DAT_SEG_LENGTH len,
-		    DAT_DTOS op);
+		    DAT_DTOS op, bool notify);
 
 /*
  * Timed waits for evd.c and cno.c. sd_cond_init makes a condition variable

@@ -477,8 +477,13 @@ TEST_IMPL(provider_dto_unsignalled_allowed)
 	pair_up(&p, &a);
 	ASSERT_OK(dat_ep_post_recv(p.s.ep, 0, NULL, ck(1), DAT_COMPLETION_UNSIGNALLED_FLAG));
 	ASSERT_OK(dat_ep_post_send(p.c.ep, 0, NULL, ck(2), DAT_COMPLETION_UNSIGNALLED_FLAG));
+	/* Signalled ones behind them wake the waiters; all complete, in order. */
+	ASSERT_OK(dat_ep_post_recv(p.s.ep, 0, NULL, ck(3), DAT_COMPLETION_DEFAULT_FLAG));
+	ASSERT_OK(dat_ep_post_send(p.c.ep, 0, NULL, ck(4), DAT_COMPLETION_DEFAULT_FLAG));
 	sdt_expect_dto(p.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	sdt_expect_dto(p.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 3);
 	sdt_expect_dto(p.c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 2);
+	sdt_expect_dto(p.c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 4);
 	sdt_disconnect(&p.c, &p.s);
 	pair_down(&p);
 	return 0;
