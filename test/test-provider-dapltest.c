@@ -19,6 +19,8 @@
 #include "provider-util.h"
 #include "test.h"
 
+#define SD_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
 #elif defined(__has_feature)
@@ -105,16 +107,49 @@ static void show(const char *out, const char *key)
 	}
 }
 
+/*
+ * The transaction mixes of the reference's regression scripts
+ * (dapltest/scripts: regress.sh and cl.sh), plus a validated multi-segment
+ * mix at -t 2 -w 4. Each row is the argument list after "-T T -s host".
+ */
+static const char *const tmixes[][40] = {
+	{ "-i", "1000", "-t", "1", "-w", "1",
+	  "client", "SR", "256", "server", "SR", "256", NULL },
+	{ "-i", "1000", "-t", "1", "-w", "1",
+	  "client", "SR", "256", "server", "RW", "4096", "server", "SR", "256", NULL },
+	{ "-i", "1000", "-t", "1", "-w", "1",
+	  "client", "SR", "256", "server", "RR", "4096", "server", "SR", "256", NULL },
+	{ "-i", "1000", "-t", "1", "-w", "1",
+	  "client", "SR", "256", "server", "RW", "4096", "server", "SR", "256",
+	  "client", "SR", "256", "server", "RW", "4096", "server", "SR", "256",
+	  "client", "SR", "4096", "server", "SR", "256", NULL },
+	{ "-i", "1000", "-t", "1", "-w", "8",
+	  "client", "SR", "256", "server", "RW", "4096", "server", "SR", "256",
+	  "client", "SR", "256", "server", "RW", "4096", "server", "SR", "256",
+	  "client", "SR", "4096", "server", "SR", "256", NULL },
+	{ "-i", "500", "-t", "4", "-w", "8",
+	  "client", "SR", "256", "server", "RW", "4096", "server", "SR", "256",
+	  "client", "SR", "256", "server", "RW", "4096", "server", "SR", "256",
+	  "client", "SR", "4096", "server", "SR", "256", NULL },
+	{ "-V", "-i", "1000", "-t", "2", "-w", "2",
+	  "client", "RW", "4096", "1", "server", "RW", "2048", "4",
+	  "client", "RR", "1024", "2", "server", "RR", "2048", "2",
+	  "client", "SR", "1024", "3", "-f", "server", "SR", "256", "3", "-f", NULL },
+	{ "-P", "-i", "1000", "-t", "2", "-w", "2",
+	  "client", "RW", "4096", "1", "server", "RW", "2048", "4",
+	  "client", "RR", "1024", "2", "server", "RR", "2048", "2",
+	  "client", "SR", "1024", "3", "-f", "server", "SR", "256", "3", "-f", NULL },
+	{ "-V", "-i", "500", "-t", "2", "-w", "4",
+	  "client", "SR", "1024", "4", "server", "SR", "1024", "4",
+	  "client", "RW", "4096", "2", "server", "RW", "4096", "2",
+	  "client", "RR", "4096", "2", "server", "RR", "4096", "2",
+	  "client", "SR", "256", "1", "server", "SR", "256", "1", NULL },
+};
+
 static int dapltest_run(int ours)
 {
 	char port[16];
 	const char *srv[] = { "dapltest", "-T", "S", "-D", SDT_IA_NAME, "-n", port, NULL };
-	const char *tt[] = { "dapltest", "-T", "T", "-D", SDT_IA_NAME, "-n", port,
-		"-s", "127.0.0.1", "-i", "500", "-t", "4", "-w", "2", "-V",
-		"client", "SR", "1024", "4", "server", "SR", "1024", "4",
-		"client", "RW", "4096", "2", "server", "RW", "4096", "2",
-		"client", "RR", "4096", "2", "server", "RR", "4096", "2",
-		"client", "SR", "256", "1", "server", "SR", "256", "1", NULL };
 	const char *prw[] = { "dapltest", "-T", "P", "-D", SDT_IA_NAME, "-n", port,
 		"-s", "127.0.0.1", "-i", "2000", "-p", "16", "-m", "p", "RW",
 		"65536", "2", NULL };
@@ -124,6 +159,7 @@ static int dapltest_run(int ours)
 	const char *quit[] = { "dapltest", "-T", "Q", "-D", SDT_IA_NAME, "-n", port,
 		"-s", "127.0.0.1", NULL };
 	test_helper_t *h;
+	size_t m;
 	char *out;
 	int status;
 
@@ -135,9 +171,22 @@ static int dapltest_run(int ours)
 	h = test_spawn_cmd(srv);
 	ASSERT_OK(test_helper_wait_output(h, "Service Point Ready", 30));
 
-	out = client(120, tt, "End of Work");
-	show(out, "Total");
-	free(out);
+	for (m = 0; m < SD_ARRAY_LEN(tmixes); m++) {
+		const char *argv[64] = { "dapltest", "-T", "T", "-D", SDT_IA_NAME,
+					 "-n", port, "-s", "127.0.0.1" };
+		size_t n = 9, i;
+
+		for (i = 0; tmixes[m][i] != NULL; i++)
+			argv[n++] = tmixes[m][i];
+		argv[n] = NULL;
+		out = client(180, argv, "End of Work");
+		printf("mix %zu:", m + 1);
+		for (i = 9; argv[i] != NULL; i++)
+			printf(" %s", argv[i]);
+		printf("\n");
+		show(out, "Total");
+		free(out);
+	}
 	out = client(120, prw, "End of Work");
 	show(out, "Throughput");
 	show(out, "Bandwidth");
