@@ -52,3 +52,19 @@ TEST_IMPL(install_destdir_pkg_config)
 	free(out);
 	return 0;
 }
+
+/* The README's API table is the one tools/api-coverage makes from the code. */
+TEST_IMPL(readme_api_table_current)
+{
+	char cmd[1024], *out = NULL;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s/tools/api-coverage --check", TEST_SRCDIR);
+	ASSERT_OK(test_run_cmdl(60, &status, &out, "sh", "-c", cmd, NULL));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("README's API table is stale (tools/api-coverage --update):\n%s",
+			  out);
+	printf("%s", out);
+	free(out);
+	return 0;
+}

@@ -62,6 +62,7 @@ TEST_ENTRY_TIMEOUT(abi_checker_catches_changes, 180)
 
 /* test-install.c: make install, pkg-config, make uninstall */
 TEST_ENTRY_TIMEOUT(install_destdir_pkg_config, 120)
+TEST_ENTRY(readme_api_table_current)
 
 /* test-interop.c: Debian's binaries and OFED's provider with our registry */
 TEST_ENTRY_TIMEOUT(interop_dapltest_binds_to_us, 90)
