@@ -3,6 +3,7 @@
 #   make              build the registry, the provider and the tests into $(O)
 #   make check        run every test (ends with "N passed, N failed")
 #   make demo         the main job: a real DAT session over loopback
+#   make bench        softdapl against raw TCP (tools/softbench), < 3 min
 #   make SAN=asan     AddressSanitizer + UBSan build in build-asan/
 #   make SAN=tsan     ThreadSanitizer build in build-tsan/
 #   make install      PREFIX, LIBDIR, INCLUDEDIR, SYSCONFDIR, DESTDIR honoured
@@ -183,6 +184,23 @@ $(O)/tools/%: $(O)/tools/%.o $(REG_LIB) $(REG_LINKS)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< -L$(O)/lib -ldat2 \
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
+# softbench (tools/softbench*.c): softdapl against raw TCP, run by
+# `make bench`. bench-plot, which draws its results, goes beside it, where
+# softbench looks for it.
+
+BENCH_SRCS	:= $(wildcard tools/softbench*.c)
+BENCH_OBJS	:= $(BENCH_SRCS:%.c=$(O)/%.o)
+BENCH		:= $(O)/tools/softbench $(O)/tools/bench-plot
+
+$(O)/tools/softbench: $(BENCH_OBJS) $(REG_LIB) $(REG_LINKS)
+	$(msg) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(BENCH_OBJS) -L$(O)/lib -ldat2 \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+$(O)/tools/bench-plot: tools/bench-plot
+	$(Q)mkdir -p $(@D)
+	$(Q)$(INSTALL) -m 755 $< $@
+
 # ---------------------------------------------------------------------------
 
 $(O)/%.o: %.c
@@ -198,9 +216,10 @@ $(O)/dat2.pc: dat2.pc.in Makefile
 		$< > $@
 
 LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
-ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES)
+ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES) \
+		   $(BENCH)
 
-.PHONY: all check demo deps install uninstall clean
+.PHONY: all check demo bench deps install uninstall clean
 
 all: $(ALL)
 
@@ -217,6 +236,14 @@ check: deps all
 
 demo: deps all
 	$(Q)tools/demo $(O)
+
+# The standard benchmark set, under three minutes on two cores: the table,
+# then $(O)/bench/results.csv and results.svg (the plot needs gnuplot).
+# BENCH_ARGS adds options, e.g. BENCH_ARGS=--quick (see softbench --help).
+bench: deps all
+	$(Q)mkdir -p $(O)/bench
+	$(Q)$(O)/tools/softbench --csv $(O)/bench/results.csv \
+		--plot $(O)/bench/results.svg $(BENCH_ARGS)
 
 # ---------------------------------------------------------------------------
 # Installation. uninstall removes exactly the files install wrote.

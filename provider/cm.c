@@ -3,16 +3,32 @@
  * Connection management: the TCP sockets (struct sd_sock) and the
  * handshake that turns a TCP connection into a DAT connection.
  *
- *   active (dat_ep_connect)               passive (PSP/RSP)
+ *   active (dat_ep_connect)               passive (PSP/RSP/CSP)
  *   socket, connect        ---- TCP ---->  accept: sock HELLO_WAIT
  *   CONNECTING -> HELLO_SENT ---- HELLO -->  sd_sp_request: CR, event
- *                                          dat_cr_accept / dat_cr_reject
+ *                                          dat_cr_accept / _reject / _handoff
  *   HELLO_SENT  <--- ACCEPT or REJECT ----  ACCEPTED (or linger, close)
  *   CONNECTED, ESTABLISHED ---- RTU ---->  CONNECTED, ESTABLISHED
  *
+ * How a failed establishment is reported on the EP's connection EVD
+ * (DAT 2.0 dat_ep_connect; the EP ends DISCONNECTED, its receives flushed):
+ *
+ *   TIMED_OUT          the consumer's connect timeout ran out first,
+ *                      whatever the stage (TCP connect, HELLO unanswered,
+ *                      the peer consumer not deciding)
+ *   NON_PEER_REJECTED  ECONNREFUSED (nothing listens), the service point
+ *                      is gone or refuses, a malformed answer
+ *   UNREACHABLE        any other connect(2) error: ENETUNREACH,
+ *                      EHOSTUNREACH, ...
+ *   PEER_REJECTED      dat_cr_reject
+ *   ACCEPT_COMPLETION_ERROR (passive) the requester left, or sent no
+ *                      RTU within the handshake timeout, after the accept
+ *
  * Everything here runs on the engine thread. A socket attached to an EP
  * is handled under ep->lock; one that is not (a passive socket before
- * accept, a lingering one) belongs to the engine alone.
+ * accept, a lingering one) belongs to the engine alone. The request on a
+ * passive socket and its CR point at each other (sock->cr, cr->sock)
+ * until the CR is taken or the socket dies, which clears both.
  *
  * Closing: sock_close stops the poll and the timer and closes both
  * handles; the last close callback closes the fd, drops the EP reference
@@ -31,6 +47,18 @@
 /* How long a detached socket may wait for the peer's FIN, in ms. */
 #define SD_LINGER_MS	5000
 
+/*
+ * How long the passive side waits for the requester's next handshake
+ * message, in ms: the HELLO after the TCP accept, the RTU after our
+ * ACCEPT. A peer that sends nothing must not hold a socket, or an EP in
+ * PASSIVE_CONNECTION_PENDING (which the consumer can neither disconnect
+ * nor free), for ever: past it the socket is closed, and an accepting EP
+ * ends with DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR. The wait for
+ * the consumer's decision on a CR has no limit. SOFTDAPL_CM_TIMEOUT_MS
+ * overrides it (tests use a short one).
+ */
+#define SD_CM_TIMEOUT_MS	20000
+
 /* Engine: every socket, for sd_cm_shutdown_all and service point frees. */
 static struct sd_list socks = { &socks, &socks };
 
@@ -39,6 +67,20 @@ static uint8_t drain_buf[65536];
 
 static void poll_cb(uv_poll_t *p, int status, int events);
 static void sock_linger(struct sd_sock *sock);
+
+/* Engine: SD_CM_TIMEOUT_MS, or the environment's, read once. */
+static uint64_t cm_timeout_ms(void)
+{
+	static uint64_t ms;
+
+	if (ms == 0) {
+		const char *s = getenv("SOFTDAPL_CM_TIMEOUT_MS");
+		long v = s != NULL ? strtol(s, NULL, 10) : 0;
+
+		ms = v > 0 ? (uint64_t)v : SD_CM_TIMEOUT_MS;
+	}
+	return ms;
+}
 
 /* ------------------------------------------------------------------ */
 /* Socket basics                                                       */
@@ -347,6 +389,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	sock->phase = SD_SK_DATA;
 	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "accepted");
 	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, true);
+	sd_ep_check_watermarks(ep, 0);	/* the hard one holds from now on */
 	sd_tx_progress(ep);	/* the RTU, then whatever is queued */
 	sd_sock_update(ep);
 	return;
@@ -378,10 +421,12 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events)
 	}
 	if (r < 0 || m.pdata_len != 0 || sock->out_done < sock->out_len)
 		goto failed;
+	uv_timer_stop(&sock->timer);
 	sd_wire_reset(ep);
 	sock->phase = SD_SK_DATA;
 	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "RTU");
 	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, false);
+	sd_ep_check_watermarks(ep, 0);	/* the hard one holds from now on */
 	sd_rx_progress(ep);	/* frames may follow the RTU */
 	if (ep->sock == sock) {
 		sd_tx_progress(ep);
@@ -391,6 +436,20 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events)
 failed:
 	sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, NULL,
 		    "no RTU");
+}
+
+/* Engine: refuses the request on @sock (REJECT @reason) and lets it go. */
+static void sock_reject(struct sd_sock *sock, uint8_t reason)
+{
+	struct sd_cm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.magic = SD_PROTO_MAGIC;
+	m.version = SD_PROTO_VERSION;
+	m.type = SD_CM_REJECT;
+	m.reason = reason;
+	sock_put_msg(sock, &m, NULL);
+	sock_linger(sock);
 }
 
 /* Passive, engine: reading the HELLO, or waiting for the consumer. */
@@ -410,32 +469,31 @@ static void passive_io(struct sd_sock *sock, int events)
 	if (r == 0)
 		return;
 	if (r < 0) {
-		if (r == -EPROTO && sock->in_have >= SD_CM_MSG_SIZE) {
-			memset(&m, 0, sizeof(m));
-			m.magic = SD_PROTO_MAGIC;
-			m.version = SD_PROTO_VERSION;
-			m.type = SD_CM_REJECT;
-			m.reason = SD_REJ_PROTOCOL;
-			sock_put_msg(sock, &m, NULL);
-			sock_linger(sock);
-		} else {
+		if (r == -EPROTO && sock->in_have >= SD_CM_MSG_SIZE)
+			sock_reject(sock, SD_REJ_PROTOCOL);
+		else
 			sock_close(sock);
-		}
 		return;
 	}
 	sock->sp = NULL;
+	uv_timer_stop(&sock->timer);	/* the consumer decides: no limit */
+	sock->phase = SD_SK_REQUEST;
 	if (sp == NULL || sd_sp_request(sp, sock, &m, sock->in + SD_CM_MSG_SIZE) < 0) {
-		memset(&m, 0, sizeof(m));
-		m.magic = SD_PROTO_MAGIC;
-		m.version = SD_PROTO_VERSION;
-		m.type = SD_CM_REJECT;
-		m.reason = SD_REJ_NO_SP;
-		sock_put_msg(sock, &m, NULL);
-		sock_linger(sock);
+		sock_reject(sock, SD_REJ_NO_SP);
 		return;
 	}
-	sock->phase = SD_SK_REQUEST;
 	sock_arm(sock, UV_DISCONNECT);
+}
+
+/* Engine: the requester on @sock was silent for too long (passive). */
+static void hello_timeout(uv_timer_t *t)
+{
+	struct sd_sock *sock = t->data;
+
+	if (sock->phase == SD_SK_HELLO_WAIT) {
+		sd_dbg("connection request: no HELLO in time");
+		sock_close(sock);
+	}
 }
 
 /* Engine: a listening socket is readable: accept what waits. */
@@ -456,6 +514,8 @@ static void listen_io(struct sd_sock *lsock)
 		if (sock == NULL)
 			continue;
 		sock->sp = lsock->sp;
+		sock->timer.data = sock;
+		uv_timer_start(&sock->timer, hello_timeout, cm_timeout_ms(), 0);
 		sock_arm(sock, UV_READABLE | UV_DISCONNECT);
 	}
 }
@@ -743,7 +803,40 @@ fail:
 	sd_ep_put(ep);
 }
 
-/* cr->cmd: dat_cr_accept or dat_cr_reject; frees the CR. */
+/* Engine: the accepting EP waited too long for the RTU. */
+static void rtu_timeout(uv_timer_t *t)
+{
+	struct sd_sock *sock = t->data;
+	struct sd_ep *ep = sock->ep;
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED)
+		sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			    NULL, "no RTU in time");
+	pthread_mutex_unlock(&ep->lock);
+}
+
+/*
+ * Engine: dat_cr_handoff moved the request on @sock (phase REQUEST) to
+ * the service point at cr->handoff_qual: a new CR there, as if the
+ * HELLO had asked for it; refused (NO_SP) if it is gone by now.
+ */
+static void cr_handoff(struct sd_cr *cr, struct sd_sock *sock)
+{
+	struct sd_ia *ia = cr->obj.ia;
+	struct sd_cm_msg hello = cr->hello;
+	struct sd_sp *sp;
+
+	hello.conn_qual = cr->handoff_qual;
+	pthread_mutex_lock(&ia->lock);
+	sp = sd_sp_find(ia, cr->handoff_qual);
+	pthread_mutex_unlock(&ia->lock);
+	/* Freed since? Its close_cmd is queued behind us: @sp is intact. */
+	if (sp == NULL || sd_sp_request(sp, sock, &hello, cr->pdata) < 0)
+		sock_reject(sock, SD_REJ_NO_SP);
+}
+
+/* cr->cmd: dat_cr_accept, _reject or _handoff; frees the CR. */
 void sd_cm_cr_cmd(struct sd_cmd *cmd)
 {
 	struct sd_cr *cr = sd_container_of(cmd, struct sd_cr, cmd);
@@ -766,6 +859,11 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 			sock_put_msg(sock, &m, cr->rej_pdata);
 			sock_linger(sock);
 		}
+		goto out;
+	}
+	if (cr->action == SD_CR_HANDOFF) {
+		if (sock != NULL)
+			cr_handoff(cr, sock);
 		goto out;
 	}
 
@@ -791,6 +889,8 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	sock_put_msg(sock, &m, ep->pdata);
 	sock->in_have = 0;	/* the HELLO is consumed; the RTU comes next */
 	sock->phase = SD_SK_ACCEPTED;
+	sock->timer.data = sock;
+	uv_timer_start(&sock->timer, rtu_timeout, cm_timeout_ms(), 0);
 	(void)sock_flush(sock);	/* a failure shows on the poll next */
 	sd_sock_update(ep);
 	pthread_mutex_unlock(&ep->lock);

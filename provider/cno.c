@@ -1,27 +1,45 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Consumer notification objects (DAT 2.0, 6.3.2): one thread or proxy
- * agent waits here for any of several EVDs of the IA.
+ * Consumer notification objects (DAT 2.0, 6.3.2): one thread, proxy agent
+ * or file descriptor waits here for any of several EVDs of the IA.
  *
- * An EVD that receives an event while it is enabled and nobody waits on
- * it directly calls sd_cno_notify under its own lock (the lock order puts
- * cno->lock inside evd->lock). The notification is sticky: it stays
- * "fired", naming the EVD, until a dat_cno_wait takes it, so one that
- * arrives before the wait is not lost. The EVD is only a hint
- * (dat_cno_wait(3)): the consumer polls all its EVDs.
+ * Triggering. An EVD triggers its CNO through sd_cno_notify, under its
+ * own lock (the lock order puts cno->lock inside evd->lock), when a
+ * notification event arrives while it is enabled and nobody waits on it
+ * directly; evd.c states those rules and their sources (CNO-1..CNO-4).
+ * The notification is sticky: the CNO stays "fired", naming the latest
+ * EVD that triggered it, until a dat_cno_wait or dat_cno_trigger takes
+ * it, so one that arrives before the wait is not lost. The EVD is only a
+ * hint (dat_cno_wait(3)): the consumer polls all its EVDs.
  *
- * The proxy agent is one-shot, as the spec says and OFED does: invoked at
- * the next notification, then no longer associated with the CNO until
- * dat_cno_modify_agent sets one again. It is called by the notifying
- * thread after every provider lock is dropped, so it may call back into
- * the provider (dat_evd_dequeue, typically).
+ * The proxy agent is one-shot, as dat_cno_create(3) says and OFED does:
+ * invoked at the next trigger, then no longer associated with the CNO
+ * until dat_cno_modify_agent sets one again. It is called by the
+ * triggering thread after every provider lock is dropped, so it may call
+ * back into the provider (dat_evd_dequeue, typically).
  *
- * When the last EVD feeding the CNO is freed while threads wait, a waiter
- * is released with a NULL EVD (dat_cno_wait(3)); a timeout returns
- * DAT_QUEUE_EMPTY with a NULL EVD, as the uDAPL page and OFED do.
+ * The file descriptor (dat_cno_fd_create, DAT 2.0). The CNO owns an
+ * eventfd (non-blocking, close-on-exec) that is readable exactly while
+ * the CNO is fired: poll(2), select(2) and epoll(7) see POLLIN/EPOLLIN
+ * when a trigger is pending. The consumer does not read it: the next
+ * dat_cno_trigger (or dat_cno_wait) takes the trigger, returns the EVD
+ * and makes the fd unreadable again in the same step. A consumer that
+ * reads the fd itself loses nothing (the CNO stays fired, and the next
+ * dat_cno_trigger returns the EVD), but the fd then stays unreadable
+ * until that trigger is taken. The fd is closed by dat_cno_free (or
+ * dat_ia_close): the consumer must stop polling it first.
+ *
+ * Release (dat_cno_wait(3)). When the last EVD feeding the CNO is freed,
+ * or the IA is closed, every waiter returns DAT_SUCCESS with a NULL EVD,
+ * the proxy agent, if one is set, is called with a NULL EVD, and an fd
+ * CNO becomes readable (dat_cno_trigger then gives a NULL EVD). A timeout
+ * returns DAT_QUEUE_EMPTY with a NULL EVD, as the uDAPL page and OFED do.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "entry.h"
 #include "softdapl.h"
@@ -42,9 +60,78 @@ static bool cno_alive(const struct sd_cno *cno)
 	return cno->obj.magic == SD_MAGIC_CNO;
 }
 
-/* Frees an unlisted, unused CNO. */
+/* Calls a proxy agent taken from the CNO, if any. No provider lock held. */
+static void cno_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd)
+{
+	if (agent.proxy_agent_func != NULL)
+		agent.proxy_agent_func(agent.instance_data, (DAT_EVD_HANDLE)evd);
+}
+
+/* Returns the agent and forgets it (one-shot). Caller holds cno->lock. */
+static DAT_OS_WAIT_PROXY_AGENT cno_take_agent(struct sd_cno *cno)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent = cno->agent;
+
+	cno->agent.instance_data = NULL;
+	cno->agent.proxy_agent_func = NULL;
+	return agent;
+}
+
+/*
+ * Marks @cno fired by @evd (NULL: released) and makes its fd readable if
+ * it was not fired yet: one write per pending trigger, so that one read
+ * clears it. An eventfd write of 1 cannot fail here (the counter never
+ * nears its limit) and allocates nothing. Caller holds cno->lock.
+ */
+static void cno_fire(struct sd_cno *cno, struct sd_evd *evd)
+{
+	uint64_t one = 1;
+
+	if (!cno->fired && cno->fd >= 0 &&
+	    write(cno->fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		sd_dbg("cno %p: eventfd write failed (errno %d)", (void *)cno,
+		       errno);
+	cno->fired = true;
+	cno->triggered = evd;
+}
+
+/*
+ * Takes the pending trigger: *@evd is the EVD that fired (NULL once its
+ * EVDs are gone), the CNO is no longer fired and its fd no longer
+ * readable. Caller holds cno->lock and has checked cno->fired.
+ */
+static void cno_take(struct sd_cno *cno, DAT_EVD_HANDLE *evd)
+{
+	uint64_t n;
+
+	*evd = (DAT_EVD_HANDLE)cno->triggered;
+	cno->fired = false;
+	cno->triggered = NULL;
+	/* EAGAIN when the consumer read it already: nothing to clear. */
+	if (cno->fd >= 0 && read(cno->fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		sd_dbg("cno %p: eventfd read failed (errno %d)", (void *)cno,
+		       errno);
+}
+
+/*
+ * Releases every waiter with a NULL EVD and makes an fd CNO readable
+ * (dat_cno_wait(3)); returns the agent for the caller to call with a NULL
+ * EVD. Caller holds cno->lock.
+ */
+static DAT_OS_WAIT_PROXY_AGENT cno_release_all(struct sd_cno *cno)
+{
+	if (cno->fd >= 0)
+		cno_fire(cno, NULL);
+	cno->release++;
+	pthread_cond_broadcast(&cno->cond);
+	return cno_take_agent(cno);
+}
+
+/* Frees an unlisted, unused CNO, closing its fd. */
 static void cno_release(struct sd_cno *cno)
 {
+	if (cno->fd >= 0)
+		close(cno->fd);
 	pthread_cond_destroy(&cno->cond);
 	pthread_mutex_destroy(&cno->lock);
 	free(cno);
@@ -55,34 +142,33 @@ DAT_OS_WAIT_PROXY_AGENT sd_cno_notify(struct sd_cno *cno, struct sd_evd *evd)
 	DAT_OS_WAIT_PROXY_AGENT agent;
 
 	pthread_mutex_lock(&cno->lock);
-	cno->fired = true;
-	cno->triggered = evd;
-	agent = cno->agent;
-	cno->agent.instance_data = NULL;
-	cno->agent.proxy_agent_func = NULL;
+	cno_fire(cno, evd);
+	agent = cno_take_agent(cno);
 	if (cno->waiters > 0)
 		pthread_cond_signal(&cno->cond);
 	pthread_mutex_unlock(&cno->lock);
 	return agent;
 }
 
+DAT_OS_WAIT_PROXY_AGENT sd_cno_orphaned(struct sd_cno *cno)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent;
+
+	pthread_mutex_lock(&cno->lock);
+	agent = cno_release_all(cno);
+	pthread_mutex_unlock(&cno->lock);
+	return agent;
+}
+
 /*
- * dat_cno_create: a CNO of the IA with an optional proxy agent.
- * DAT_INVALID_HANDLE for the IA, DAT_INVALID_PARAMETER without cno_handle,
- * DAT_INSUFFICIENT_RESOURCES without memory.
+ * Makes a CNO of @ia with @agent and @fd (-1: none; the CNO owns it from
+ * here on, even on failure) and lists it. DAT_SUCCESS or
+ * DAT_INSUFFICIENT_RESOURCES.
  */
-DAT_RETURN DAT_API sd_cno_create(DAT_IA_HANDLE ia_handle,
-				 DAT_OS_WAIT_PROXY_AGENT agent,
-				 DAT_CNO_HANDLE *cno_handle)
+static DAT_RETURN cno_new(struct sd_ia *ia, DAT_OS_WAIT_PROXY_AGENT agent,
+			  int fd, DAT_CNO_HANDLE *cno_handle)
 {
 	struct sd_cno *cno;
-	struct sd_ia *ia;
-
-	ia = sd_ia_from_handle(ia_handle);
-	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	if (cno_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 
 	cno = calloc(1, sizeof(*cno));
 	if (cno == NULL)
@@ -93,6 +179,7 @@ DAT_RETURN DAT_API sd_cno_create(DAT_IA_HANDLE ia_handle,
 		goto fail_lock;
 	sd_obj_init(&cno->obj, ia, SD_MAGIC_CNO, DAT_HANDLE_TYPE_CNO);
 	cno->agent = agent;
+	cno->fd = fd;
 
 	pthread_mutex_lock(&ia->lock);
 	sd_list_add_tail(&ia->cnos, &cno->obj.node);
@@ -105,10 +192,73 @@ fail_lock:
 fail_cno:
 	free(cno);
 fail:
+	if (fd >= 0)
+		close(fd);
 	return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 }
 
-/* dat_cno_modify_agent: the agent the next notification calls. */
+/*
+ * dat_cno_create: a CNO of the IA with an optional proxy agent.
+ * DAT_INVALID_HANDLE for the IA, DAT_INVALID_PARAMETER without cno_handle,
+ * DAT_INSUFFICIENT_RESOURCES without memory.
+ */
+DAT_RETURN DAT_API sd_cno_create(DAT_IA_HANDLE ia_handle,
+				 DAT_OS_WAIT_PROXY_AGENT agent,
+				 DAT_CNO_HANDLE *cno_handle)
+{
+	struct sd_ia *ia;
+
+	ia = sd_ia_from_handle(ia_handle);
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (cno_handle == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return cno_new(ia, agent, -1, cno_handle);
+}
+
+/*
+ * dat_cno_fd_create (DAT 2.0): a CNO whose file descriptor, returned in
+ * *fd, is readable while the CNO is triggered (see the top of this file);
+ * it has no proxy agent. DAT_INVALID_HANDLE for the IA,
+ * DAT_INVALID_PARAMETER without fd (ARG2) or cno_handle (ARG3),
+ * DAT_INSUFFICIENT_RESOURCES without memory or a free descriptor.
+ * OFED 2.1.10 returns DAT_MODEL_NOT_SUPPORTED here.
+ */
+DAT_RETURN DAT_API sd_cno_fd_create(DAT_IA_HANDLE ia_handle, DAT_FD *fd,
+				    DAT_CNO_HANDLE *cno_handle)
+{
+	DAT_CNO_HANDLE h;
+	struct sd_ia *ia;
+	DAT_RETURN ret;
+	int efd;
+
+	ia = sd_ia_from_handle(ia_handle);
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (fd == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (cno_handle == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (efd < 0)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, errno == ENOMEM ?
+			      DAT_RESOURCE_MEMORY : DAT_RESOURCE_DEVICE);
+	ret = cno_new(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, efd, &h);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	*fd = efd;
+	*cno_handle = h;
+	return DAT_SUCCESS;
+}
+
+/*
+ * dat_cno_modify_agent: the agent the next trigger calls;
+ * DAT_OS_WAIT_PROXY_AGENT_NULL (no function) removes it. A CNO made by
+ * dat_cno_fd_create keeps its fd as its one proxy (dat_cno_query reports
+ * a single proxy_type): setting an agent on it is DAT_INVALID_PARAMETER
+ * (ARG2), removing one a no-op.
+ */
 DAT_RETURN DAT_API sd_cno_modify_agent(DAT_CNO_HANDLE cno_handle,
 				       DAT_OS_WAIT_PROXY_AGENT agent)
 {
@@ -116,6 +266,8 @@ DAT_RETURN DAT_API sd_cno_modify_agent(DAT_CNO_HANDLE cno_handle,
 
 	if (cno == NULL)
 		return SD_CNO_BAD_HANDLE;
+	if (cno->fd >= 0 && agent.proxy_agent_func != NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	pthread_mutex_lock(&cno->lock);
 	cno->agent = agent;
 	pthread_mutex_unlock(&cno->lock);
@@ -124,8 +276,9 @@ DAT_RETURN DAT_API sd_cno_modify_agent(DAT_CNO_HANDLE cno_handle,
 
 /*
  * dat_cno_query: every field whatever the mask (the DAT_CNO_FIELD_* values
- * are not bits). proxy_type is DAT_PROXY_TYPE_AGENT while an agent is set,
- * else DAT_PROXY_TYPE_NONE.
+ * are not bits). proxy_type is DAT_PROXY_TYPE_FD with the fd for a CNO of
+ * dat_cno_fd_create, DAT_PROXY_TYPE_AGENT while an agent is set, else
+ * DAT_PROXY_TYPE_NONE.
  */
 DAT_RETURN DAT_API sd_cno_query(DAT_CNO_HANDLE cno_handle,
 				DAT_CNO_PARAM_MASK mask, DAT_CNO_PARAM *param)
@@ -139,7 +292,10 @@ DAT_RETURN DAT_API sd_cno_query(DAT_CNO_HANDLE cno_handle,
 
 	param->ia_handle = sd_ia_handle(cno->obj.ia);
 	pthread_mutex_lock(&cno->lock);
-	if (cno->agent.proxy_agent_func != NULL) {
+	if (cno->fd >= 0) {
+		param->proxy_type = DAT_PROXY_TYPE_FD;
+		param->proxy.fd = cno->fd;
+	} else if (cno->agent.proxy_agent_func != NULL) {
 		param->proxy_type = DAT_PROXY_TYPE_AGENT;
 		param->proxy.agent = cno->agent;
 	} else {
@@ -152,7 +308,8 @@ DAT_RETURN DAT_API sd_cno_query(DAT_CNO_HANDLE cno_handle,
 
 /*
  * dat_cno_free: DAT_INVALID_STATE / DAT_INVALID_STATE_CNO_IN_USE while an
- * EVD feeds the CNO or a thread waits on it (dat_cno_free(3)).
+ * EVD feeds the CNO or a thread waits on it (dat_cno_free(3)). Closes the
+ * fd of a CNO made by dat_cno_fd_create.
  */
 DAT_RETURN DAT_API sd_cno_free(DAT_CNO_HANDLE cno_handle)
 {
@@ -181,12 +338,14 @@ DAT_RETURN DAT_API sd_cno_free(DAT_CNO_HANDLE cno_handle)
 
 void sd_cno_destroy(struct sd_cno *cno)
 {
+	DAT_OS_WAIT_PROXY_AGENT agent;
 	struct sd_ia *ia = cno->obj.ia;
 
 	pthread_mutex_lock(&ia->lock);
 	pthread_mutex_lock(&cno->lock);
 	cno->obj.magic = SD_MAGIC_DEAD;
-	/* Each waiter sees the CNO dead, returns DAT_ABORT and signals back. */
+	agent = cno_release_all(cno);
+	/* Each waiter sees the CNO dead, returns and signals back. */
 	while (cno->waiters > 0) {
 		pthread_cond_broadcast(&cno->cond);
 		pthread_cond_wait(&cno->cond, &cno->lock);
@@ -194,17 +353,19 @@ void sd_cno_destroy(struct sd_cno *cno)
 	pthread_mutex_unlock(&cno->lock);
 	sd_list_del(&cno->obj.node);
 	pthread_mutex_unlock(&ia->lock);
+	cno_call_agent(agent, NULL);
 	cno_release(cno);
 }
 
 /*
- * dat_cno_wait: blocks until a notification (returned at once if one is
- * pending) and sets *evd_handle to the EVD that fired, NULL when the CNO
- * lost its last EVD. After @timeout microseconds (DAT_TIMEOUT_INFINITE:
- * never) returns DAT_QUEUE_EMPTY with *evd_handle NULL (dat_cno_wait(3)
- * and OFED; not DAT_TIMEOUT_EXPIRED). DAT_ABORT when the IA is closed
- * underneath. Any number of threads may wait; each notification releases
- * one.
+ * dat_cno_wait: blocks until the CNO is triggered (returns at once if a
+ * trigger is pending) and takes the trigger: *evd_handle is the EVD that
+ * triggered it. DAT_SUCCESS with a NULL EVD when the CNO's last EVD was
+ * freed or the IA closed (dat_cno_wait(3)). After @timeout microseconds
+ * (DAT_TIMEOUT_INFINITE: never) returns DAT_QUEUE_EMPTY with *evd_handle
+ * NULL (dat_cno_wait(3) and OFED; not DAT_TIMEOUT_EXPIRED).
+ * DAT_INVALID_PARAMETER without evd_handle (ARG3). Any number of threads
+ * may wait; each trigger releases one.
  */
 DAT_RETURN DAT_API sd_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 			       DAT_EVD_HANDLE *evd_handle)
@@ -212,6 +373,7 @@ DAT_RETURN DAT_API sd_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 	struct timespec deadline, *until = NULL;
 	struct sd_cno *cno;
 	DAT_RETURN ret = DAT_SUCCESS;
+	unsigned release;
 
 	cno = cno_from_handle(cno_handle);
 	if (cno == NULL)
@@ -220,13 +382,15 @@ DAT_RETURN DAT_API sd_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 
 	pthread_mutex_lock(&cno->lock);
+	release = cno->release;
 	if (!cno->fired && timeout != 0) {
 		if (timeout != DAT_TIMEOUT_INFINITE) {
 			sd_deadline(&deadline, timeout);
 			until = &deadline;
 		}
 		cno->waiters++;
-		while (!cno->fired && cno_alive(cno)) {
+		while (!cno->fired && cno->release == release &&
+		       cno_alive(cno)) {
 			if (sd_cond_wait_until(&cno->cond, &cno->lock,
 					       until) == ETIMEDOUT)
 				break;
@@ -237,34 +401,49 @@ DAT_RETURN DAT_API sd_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 			pthread_cond_broadcast(&cno->cond);
 			pthread_mutex_unlock(&cno->lock);
 			*evd_handle = DAT_HANDLE_NULL;
-			return SD_ERR(DAT_ABORT, DAT_NO_SUBTYPE);
+			return DAT_SUCCESS;
 		}
 	}
 	if (cno->fired) {
-		*evd_handle = (DAT_EVD_HANDLE)cno->triggered;
-		cno->fired = false;
-		cno->triggered = NULL;
+		cno_take(cno, evd_handle);
 	} else {
 		*evd_handle = DAT_HANDLE_NULL;
-		ret = SD_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+		if (cno->release == release)
+			ret = SD_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
 	}
 	pthread_mutex_unlock(&cno->lock);
 	return ret;
 }
 
 /*
- * dat_cno_fd_create and dat_cno_trigger, the DAT 2.0 CNO bound to a file
- * descriptor, come with a later issue; OFED 2.1.10 does not implement
- * them either (it returns DAT_MODEL_NOT_SUPPORTED).
+ * dat_cno_trigger (DAT 2.0): "returns the latest EVD that triggered the
+ * CNO" (OFED's dapl_cno_util.c, citing the DAT 2.0 spec, 6.3.2). Never
+ * blocks: it is dat_cno_wait with a zero timeout, meant for the CNO of
+ * dat_cno_fd_create once its fd polls readable. If a trigger is pending,
+ * takes it (the fd is no longer readable) and returns DAT_SUCCESS with
+ * the EVD (NULL when the CNO's EVDs were freed); otherwise
+ * DAT_QUEUE_EMPTY with a NULL EVD. Works on any CNO.
+ * DAT_INVALID_PARAMETER without evd_handle (ARG2).
  */
-DAT_RETURN DAT_API sd_cno_fd_create(DAT_IA_HANDLE ia_handle, DAT_FD *fd,
-				    DAT_CNO_HANDLE *cno_handle)
-{
-	return SD_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN DAT_API sd_cno_trigger(DAT_CNO_HANDLE cno_handle,
 				  DAT_EVD_HANDLE *evd_handle)
 {
-	return SD_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	struct sd_cno *cno;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	cno = cno_from_handle(cno_handle);
+	if (cno == NULL)
+		return SD_CNO_BAD_HANDLE;
+	if (evd_handle == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+
+	pthread_mutex_lock(&cno->lock);
+	if (cno->fired) {
+		cno_take(cno, evd_handle);
+	} else {
+		*evd_handle = DAT_HANDLE_NULL;
+		ret = SD_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	}
+	pthread_mutex_unlock(&cno->lock);
+	return ret;
 }

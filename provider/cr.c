@@ -2,10 +2,10 @@
 /*
  * Connection requests (dat_cr_*). A CR is made by the engine when a valid
  * HELLO reaches a service point (psp.c: sd_sp_request) and lives until
- * the consumer accepts or rejects it; the handle is dead as soon as
- * either call returns. Taking a CR (accept or reject) is decided under
- * ia->lock, so only one of two racing calls wins; the socket work is done
- * by the engine (cm.c: sd_cm_cr_cmd), which frees the CR.
+ * the consumer accepts, rejects or hands it off; the handle is dead as
+ * soon as one of these calls returns. Taking a CR is decided under
+ * ia->lock, so only one of racing calls wins; the socket work is done by
+ * the engine (cm.c: sd_cm_cr_cmd), which frees the CR.
  *
  * The CR keeps the requester's private data (dat_cr_query) and address.
  * If the requester leaves before the decision, the CR stays valid: an
@@ -121,11 +121,36 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 	return DAT_SUCCESS;
 }
 
+/*
+ * Gives the EP a CR named back to its owner once the CR is taken by a
+ * reject or a handoff: an RSP's EP returns to the consumer, UNCONNECTED
+ * (its RSP is consumed); a provider-made EP returns to the provider,
+ * which destroys it, so its handle dies (DAT 2.0 dat_psp_create: "if
+ * rejected, control of the Local Endpoint point is returned back to the
+ * Provider and its ep_handle is no longer usable"). No lock held.
+ */
+static void cr_drop_ep(struct sd_cr *cr, const char *why)
+{
+	struct sd_ep *ep = cr->ep;
+
+	if (ep == NULL)
+		return;
+	pthread_mutex_lock(&ep->lock);
+	ep->cr = NULL;
+	if (!cr->provider &&
+	    ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING) {
+		ep->rsp = NULL;
+		sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, why);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	if (cr->provider)
+		sd_ep_destroy(ep);
+}
+
 DAT_RETURN DAT_API sd_cr_reject(DAT_CR_HANDLE h, DAT_COUNT size,
 				const DAT_PVOID pdata)
 {
 	struct sd_cr *cr = cr_from_handle(h);
-	struct sd_ep *ep;
 
 	if (cr == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
@@ -138,29 +163,51 @@ DAT_RETURN DAT_API sd_cr_reject(DAT_CR_HANDLE h, DAT_COUNT size,
 	cr->rej_len = (uint16_t)size;
 	if (size > 0)
 		memcpy(cr->rej_pdata, pdata, (size_t)size);
-	ep = cr->ep;
-	if (ep != NULL) {
-		bool provider;
-
-		pthread_mutex_lock(&ep->lock);
-		ep->cr = NULL;
-		provider = ep->rsp == NULL;
-		/* An RSP's EP is released; the provider's EP goes away. */
-		if (!provider &&
-		    ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING) {
-			ep->rsp = NULL;
-			sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "cr_reject");
-		}
-		pthread_mutex_unlock(&ep->lock);
-		if (provider)
-			sd_ep_free((DAT_EP_HANDLE)ep);
-	}
+	cr_drop_ep(cr, "cr_reject");
 	sd_engine_submit(&cr->cmd);
 	return DAT_SUCCESS;
 }
 
+/*
+ * dat_cr_handoff (DAT 2.0, 6.4.2.4): hands the request to the service
+ * point of this IA listening at @qual (a PSP or CSP, or an RSP not
+ * consumed yet: sd_sp_find), synchronously as far as the consumer sees:
+ * the CR handle is dead when this returns (DAT_INVALID_HANDLE after),
+ * and the target's EVD gets a DAT_CONNECTION_REQUEST_EVENT with a new
+ * CR, as if the request had been sent to @qual (conn_qual @qual, the
+ * same private data and requester). The EP the CR named, if any, is
+ * given back as by a reject. The engine moves the request (cm.c): if the
+ * target is freed meanwhile, or the requester left, the requester sees
+ * the request refused (NON_PEER_REJECTED) as if nothing had listened.
+ * No service point at @qual (or @qual above 65535): DAT_INVALID_PARAMETER
+ * (DAT_INVALID_ARG2).
+ */
 DAT_RETURN DAT_API sd_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 {
-	/* A later issue. */
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	struct sd_cr *cr = cr_from_handle(h);
+	struct sd_ia *ia;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	if (cr == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (qual > 65535)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ia = cr->obj.ia;
+	pthread_mutex_lock(&ia->lock);
+	if (cr->action != SD_CR_PENDING || cr->obj.magic != SD_MAGIC_CR) {
+		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	} else if (sd_sp_find(ia, qual) == NULL) {
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	} else {
+		cr->action = SD_CR_HANDOFF;
+		cr->handoff_qual = qual;
+		cr->obj.magic = SD_MAGIC_DEAD;
+		sd_list_del(&cr->obj.node);
+	}
+	pthread_mutex_unlock(&ia->lock);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	cr_drop_ep(cr, "cr_handoff");
+	sd_engine_submit(&cr->cmd);
+	return DAT_SUCCESS;
 }

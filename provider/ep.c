@@ -1,17 +1,40 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Endpoints: creation, parameters, the state machine, connect,
- * disconnect, reset and free (DAT 2.0, 6.5).
+ * Endpoints: creation, parameters, the state machine, connect (and
+ * dup_connect, common_connect), disconnect, reset, free, the receive
+ * query and the watermarks (DAT 2.0, 6.5).
  *
  * The states (DAT_EP_STATE_*) and who moves an EP between them:
  *
  *   UNCONNECTED --connect--> ACTIVE_CONNECTION_PENDING --ACCEPT--> CONNECTED
  *   UNCONNECTED --cr_accept--> PASSIVE_CONNECTION_PENDING --RTU--> CONNECTED
  *   UNCONNECTED --rsp_create--> RESERVED --request--> TENTATIVE_CONNECTION_PENDING
- *   (PSP provider flag: UNCONFIGURED_TENTATIVE --ep_modify--> TENTATIVE)
+ *   (PSP provider flag: UNCONFIGURED_TENTATIVE <--ep_modify--> TENTATIVE)
+ *   TENTATIVE --cr_accept--> PASSIVE_CONNECTION_PENDING
+ *   TENTATIVE --cr_reject, cr_handoff--> UNCONNECTED (RSP) or freed (provider's)
  *   CONNECTED --graceful disconnect--> DISCONNECT_PENDING --peer--> DISCONNECTED
- *   any connected or pending state --error, reject, abrupt--> DISCONNECTED
+ *   any connected or pending state --error, reject, timeout, abrupt--> DISCONNECTED
  *   DISCONNECTED --ep_reset--> UNCONNECTED
+ *
+ * COMPLETION_PENDING is never entered: the active side is CONNECTED as
+ * soon as it reads the ACCEPT and sends the RTU at once (cm.c); nor are
+ * the multipath states (no multipath: DAT_CONNECT_MULTIPATH_REQUIRED_FLAG
+ * is DAT_MODEL_NOT_SUPPORTED).
+ *
+ * Which call is valid where (each refusal is DAT_INVALID_STATE with the
+ * subtype of the state, sd_ep_bad_state):
+ *
+ *   connect, dup_connect, common_connect   UNCONNECTED
+ *   disconnect     CONNECTED, DISCONNECT_PENDING (graceful: no effect),
+ *                  ACTIVE_CONNECTION_PENDING and COMPLETION_PENDING
+ *                  (abort), DISCONNECTED (no-op); "disallowed" in the
+ *                  others
+ *   reset          DISCONNECTED, UNCONNECTED (no-op)
+ *   modify         see sd_ep_modify
+ *   free           all but RESERVED, PASSIVE_ and TENTATIVE_CONNECTION_
+ *                  PENDING and their UNCONFIGURED_ variants
+ *   query, get_status, recv_query, set_watermark, post_recv: all
+ *   the request posts (post.c): CONNECTED and DISCONNECTED (SEND-4)
  *
  * sd_ep_set_state is the only place that writes ep->state; it logs each
  * transition ("ep 0x.. CONNECTED => DISCONNECTED (peer closed)") and
@@ -172,6 +195,92 @@ static void ep_free_cmd(struct sd_cmd *cmd)
 }
 
 /* ------------------------------------------------------------------ */
+/* Watermarks (dat_ep_set_watermark)                                   */
+
+void sd_async_notify(struct sd_ia *ia, DAT_HANDLE h, DAT_COUNT reason)
+{
+	DAT_EVENT e;
+
+	memset(&e, 0, sizeof(e));
+	e.event_number = SD_EVENT_WATERMARK;
+	e.event_data.asynch_error_event_data.dat_handle = h;
+	e.event_data.asynch_error_event_data.reason = reason;
+	/* ia->lock keeps the async EVD in place (ia.c changes it under it). */
+	pthread_mutex_lock(&ia->lock);
+	if (ia->async_evd == NULL || sd_evd_post(ia->async_evd, &e) < 0)
+		sd_dbg("IA %s: watermark event about %p dropped", ia->name, h);
+	pthread_mutex_unlock(&ia->lock);
+}
+
+DAT_COUNT sd_ep_recv_count(const struct sd_ep *ep)
+{
+	/* The engine places in order: an EP holds one SRQ buffer at most. */
+	if (ep->srq != NULL)
+		return ep->rx.wqe != NULL && ep->rx.from_srq ? 1 : 0;
+	return (DAT_COUNT)ep->rq.count;
+}
+
+/* A connection the hard watermark may break. ep->lock. */
+static bool ep_connected(const struct sd_ep *ep)
+{
+	return ep->sock != NULL &&
+	       (ep->state == DAT_EP_STATE_CONNECTED ||
+		ep->state == DAT_EP_STATE_DISCONNECT_PENDING);
+}
+
+bool sd_ep_check_watermarks(struct sd_ep *ep, DAT_COUNT more)
+{
+	DAT_COUNT n = sd_ep_recv_count(ep) + more;
+	bool hard = false;
+
+	/* The soft one fires once per setting (dat_ep_set_watermark). */
+	if (ep->soft_armed && n > ep->soft_hw) {
+		ep->soft_armed = false;
+		ep->soft_fire = true;
+	}
+	/* The hard one breaks the connection, while there is one. */
+	if (ep->hard_armed && n > ep->hard_hw && ep_connected(ep)) {
+		ep->hard_fire = true;
+		hard = true;
+	}
+	if ((ep->soft_fire || ep->hard_fire) && !ep->wm_queued) {
+		ep->wm_queued = true;
+		sd_ep_get(ep);		/* the command's */
+		sd_engine_submit(&ep->wm_cmd);
+	}
+	return hard;
+}
+
+/* ep->wm_cmd: the engine side of a watermark that fired. */
+static void ep_wm_cmd(struct sd_cmd *cmd)
+{
+	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, wm_cmd);
+	struct sd_ia *ia = ep->obj.ia;
+	struct sd_hdr t;
+	bool soft;
+
+	pthread_mutex_lock(&ep->lock);
+	ep->wm_queued = false;
+	soft = ep->soft_fire && !ep->freed;
+	ep->soft_fire = false;
+	if (ep->hard_fire && ep_connected(ep)) {
+		/* The peer sees BROKEN too; nothing of its is at fault. */
+		memset(&t, 0, sizeof(t));
+		t.op = SD_OP_TERMINATE;
+		t.ack = ep->rx.executed;
+		t.tag = SD_TAG_NONE;
+		t.code = SD_TERM_PROTOCOL;
+		sd_ep_close(ep, DAT_CONNECTION_EVENT_BROKEN, &t,
+			    "hard high watermark exceeded");
+	}
+	ep->hard_fire = false;
+	pthread_mutex_unlock(&ep->lock);
+	if (soft)
+		sd_async_notify(ia, (DAT_HANDLE)ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+	sd_ep_put(ep);
+}
+
+/* ------------------------------------------------------------------ */
 /* Creation                                                            */
 
 /* The EVD of @h for an EP of @ia, which must accept @flag; NULL if bad. */
@@ -214,7 +323,8 @@ static bool attr_ok(const DAT_EP_ATTR *a, bool srq)
 	       a->max_rdma_read_out >= 0 &&
 	       a->max_rdma_read_out <= SD_MAX_RDMA_READ_PER_EP &&
 	       a->max_rdma_read_iov >= 0 && a->max_rdma_read_iov <= SD_MAX_IOV &&
-	       a->max_rdma_write_iov >= 0 && a->max_rdma_write_iov <= SD_MAX_IOV;
+	       a->max_rdma_write_iov >= 0 && a->max_rdma_write_iov <= SD_MAX_IOV &&
+	       (a->srq_soft_hw >= 0 || a->srq_soft_hw == DAT_WATERMARK_INFINITE);
 }
 
 /* Segments per request WQE: enough for a send, a write and a read. */
@@ -294,9 +404,11 @@ static struct sd_ep *ep_new(struct sd_ia *ia, const DAT_EP_ATTR *attr,
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->timeout = DAT_TIMEOUT_INFINITE;
 	sd_list_init(&ep->srq_node);
+	ep->soft_hw = ep->hard_hw = DAT_WATERMARK_INFINITE;
 	ep->cm_cmd.fn = sd_cm_connect_cmd;
 	ep->io_cmd.fn = sd_ep_io_cmd;
 	ep->free_cmd.fn = ep_free_cmd;
+	ep->wm_cmd.fn = ep_wm_cmd;
 	if (ep_alloc_queues(ep) < 0) {
 		pthread_mutex_destroy(&ep->lock);
 		free(ep);
@@ -395,10 +507,23 @@ DAT_RETURN DAT_API sd_ep_create_with_srq(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	return ep_create(ia, pz, recv_evd, req_evd, conn_evd, srq, attr, ep);
 }
 
-struct sd_ep *sd_ep_create_for_psp(struct sd_ia *ia)
+/* A read depth the peer offered, within our limit; 0 (none) stays 0. */
+static DAT_COUNT peer_depth(uint32_t v)
 {
-	struct sd_ep *ep = ep_new(ia, &default_attr, NULL);
+	return v > SD_MAX_RDMA_READ_PER_EP ? SD_MAX_RDMA_READ_PER_EP : (DAT_COUNT)v;
+}
 
+struct sd_ep *sd_ep_create_for_psp(struct sd_ia *ia, const struct sd_cm_msg *hello)
+{
+	DAT_EP_ATTR a = default_attr;
+	struct sd_ep *ep;
+
+	/* We serve the reads it issues and issue at most what it serves. */
+	if (hello->rd_out > 0)
+		a.max_rdma_read_in = peer_depth(hello->rd_out);
+	if (hello->rd_in > 0)
+		a.max_rdma_read_out = peer_depth(hello->rd_in);
+	ep = ep_new(ia, &a, NULL);
 	if (ep == NULL)
 		return NULL;
 	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
@@ -441,23 +566,44 @@ DAT_RETURN DAT_API sd_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	return DAT_SUCCESS;
 }
 
-/* States in which an EP may be modified: not yet connected. */
-static bool modifiable(DAT_EP_STATE s)
+/*
+ * dat_ep_modify: what may change in which state (DAT 2.0, dat_ep_modify).
+ *
+ *   - The PZ only in the quiescent states, UNCONNECTED and
+ *     TENTATIVE_CONNECTION_PENDING (and their UNCONFIGURED_ variants).
+ *   - The EVDs, the service type and every other attribute "only prior to
+ *     a request for a connection for an Active side or prior to accepting
+ *     a Connection Request for a Passive side": the quiescent states and
+ *     RESERVED. The page's list also names PASSIVE_CONNECTION_PENDING,
+ *     but an EP is in that state only once dat_cr_accept has sent its
+ *     attributes to the peer: refused there, as after connect.
+ *   - The receive completion flags only with no receive posted ("but
+ *     before posting of any Recvs").
+ *   - Transport- and provider-specific attributes: softdapl has none, so
+ *     only a count of 0 is valid, and only in UNCONNECTED.
+ *   - The IA, state, communicator, addresses, port qualifiers and SRQ
+ *     "cannot be modified": DAT_INVALID_PARAMETER (DAT_INVALID_ARG2).
+ *
+ * Arguments are checked before the state (DAT_INVALID_HANDLE,
+ * DAT_INVALID_PARAMETER, then DAT_INVALID_STATE with the state's subtype).
+ * A change of queue depths or segment counts reallocates the EP's
+ * queues, which is refused (DAT_INVALID_STATE) while DTOs are posted.
+ */
+static bool quiescent(DAT_EP_STATE s)
 {
-	switch (s) {
-	case DAT_EP_STATE_UNCONNECTED:
-	case DAT_EP_STATE_UNCONFIGURED_UNCONNECTED:
-	case DAT_EP_STATE_RESERVED:
-	case DAT_EP_STATE_UNCONFIGURED_RESERVED:
-	case DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING:
-	case DAT_EP_STATE_UNCONFIGURED_TENTATIVE:
-		return true;
-	default:
-		return false;
-	}
+	return s == DAT_EP_STATE_UNCONNECTED ||
+	       s == DAT_EP_STATE_UNCONFIGURED_UNCONNECTED ||
+	       s == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING ||
+	       s == DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
 }
 
-/* Swaps in @from the evd reference of @slot under ia->lock. */
+static bool before_connect(DAT_EP_STATE s)
+{
+	return quiescent(s) || s == DAT_EP_STATE_RESERVED ||
+	       s == DAT_EP_STATE_UNCONFIGURED_RESERVED;
+}
+
+/* Swaps in @to as the EVD reference of @slot. ia->lock. */
 static void swap_ref(struct sd_evd **slot, struct sd_evd *to)
 {
 	if (*slot == to)
@@ -469,6 +615,11 @@ static void swap_ref(struct sd_evd **slot, struct sd_evd *to)
 	*slot = to;
 }
 
+#define EP_FIELDS_SPECIFIC (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | \
+	DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR | \
+	DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR | \
+	DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR)
+
 DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 				const DAT_EP_PARAM *p)
 {
@@ -476,8 +627,7 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		DAT_EP_FIELD_EP_STATE | DAT_EP_FIELD_COMM |
 		DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR | DAT_EP_FIELD_LOCAL_PORT_QUAL |
 		DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR |
-		DAT_EP_FIELD_REMOTE_PORT_QUAL | DAT_EP_FIELD_SRQ_HANDLE |
-		DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE;
+		DAT_EP_FIELD_REMOTE_PORT_QUAL | DAT_EP_FIELD_SRQ_HANDLE;
 	struct sd_ep *ep = sd_ep_from_handle(h);
 	struct sd_evd *recv_evd, *req_evd, *conn_evd;
 	struct sd_pz *pz = NULL;
@@ -509,14 +659,21 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	conn_evd = evd_arg(ia, p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG, &bad);
 	if (bad && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
+	if (mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE &&
+	    p->ep_attr.service_type != DAT_SERVICE_TYPE_RC)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	/* None exist: only "none" can be asked for. */
+	if ((mask & (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR |
+		     DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR) &&
+	     p->ep_attr.ep_transport_specific_count != 0) ||
+	    (mask & (DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR |
+		     DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR) &&
+	     p->ep_attr.ep_provider_specific_count != 0))
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 
 	/* ia->lock for the references, then ep->lock (the lock order). */
 	pthread_mutex_lock(&ia->lock);
 	pthread_mutex_lock(&ep->lock);
-	if (!modifiable(ep->state) || ep->freed) {
-		ret = sd_ep_bad_state(ep);
-		goto out;
-	}
 	a = ep->attr;
 #define TAKE(bit, field) if (mask & (bit)) a.field = p->ep_attr.field
 	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, max_message_size);
@@ -537,6 +694,21 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	attr_defaults(&a);
 	if (!attr_ok(&a, ep->srq != NULL)) {
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto out;
+	}
+
+	/* The state each field needs. */
+	if (ep->freed || !before_connect(ep->state) ||
+	    (mask & DAT_EP_FIELD_PZ_HANDLE && !quiescent(ep->state)) ||
+	    (mask & EP_FIELDS_SPECIFIC &&
+	     ep->state != DAT_EP_STATE_UNCONNECTED &&
+	     ep->state != DAT_EP_STATE_UNCONFIGURED_UNCONNECTED)) {
+		ret = sd_ep_bad_state(ep);
+		goto out;
+	}
+	if (a.recv_completion_flags != ep->attr.recv_completion_flags &&
+	    ep->rq.count > 0) {
+		ret = sd_ep_bad_state(ep);
 		goto out;
 	}
 	requeue = a.max_recv_dtos != ep->attr.max_recv_dtos ||
@@ -582,11 +754,19 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		swap_ref(&ep->req_evd, req_evd);
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		swap_ref(&ep->conn_evd, conn_evd);
-	/* A provider-made EP is configured once it has a PZ and EVDs. */
+	/*
+	 * A provider-made EP (PSP with DAT_PSP_PROVIDER_FLAG) is configured
+	 * once it has a PZ and a connection EVD, and unconfigured again if it
+	 * loses either before the accept.
+	 */
 	if (ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE &&
 	    ep->pz && ep->conn_evd)
 		sd_ep_set_state(ep, DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING,
 				"configured");
+	else if (ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING &&
+		 ep->rsp == NULL && !(ep->pz && ep->conn_evd))
+		sd_ep_set_state(ep, DAT_EP_STATE_UNCONFIGURED_TENTATIVE,
+				"unconfigured");
 out:
 	pthread_mutex_unlock(&ep->lock);
 	pthread_mutex_unlock(&ia->lock);
@@ -596,55 +776,73 @@ out:
 /* ------------------------------------------------------------------ */
 /* Connection management                                               */
 
-DAT_RETURN DAT_API sd_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
-				 DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
-				 DAT_COUNT pdata_size, const DAT_PVOID pdata,
-				 DAT_QOS qos, DAT_CONNECT_FLAGS flags)
+/*
+ * Checks a peer address given by the consumer (DAT 2.0 dat_ep_connect:
+ * "if the Provider can locally determine that the remote_ia_address is
+ * invalid ... DAT_INVALID_ADDRESS"). An IPv4 or IPv6 socket address
+ * whose host is a unicast one: the unspecified address names no host
+ * (_MALFORMED), a multicast or broadcast one no IA (_UNSUPPORTED). Copies
+ * it into @ss and returns DAT_SUCCESS.
+ */
+static DAT_RETURN remote_addr(const struct sockaddr *sa, struct sockaddr_storage *ss)
 {
-	struct sd_ep *ep = sd_ep_from_handle(h);
-	DAT_RETURN ret = DAT_SUCCESS;
-	size_t alen;
+	memset(ss, 0, sizeof(*ss));
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+		uint32_t a = ntohl(sin->sin_addr.s_addr);
 
-	(void)qos;	/* TCP gives every QoS the same service */
-	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (addr == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (addr->sa_family == AF_INET)
-		alen = sizeof(struct sockaddr_in);
-	else if (addr->sa_family == AF_INET6)
-		alen = sizeof(struct sockaddr_in6);
-	else
-		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
-	if (conn_qual > 65535)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (timeout == 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	if (pdata_size < 0 || pdata_size > SD_MAX_PRIVATE_DATA)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	if (pdata_size > 0 && pdata == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
-	if (flags & DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)
-		return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
-	if (flags & ~(DAT_CONNECT_MULTIPATH_FLAG))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+		if (a == INADDR_ANY)
+			return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_MALFORMED);
+		if (IN_MULTICAST(a) || a == INADDR_BROADCAST)
+			return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+		memcpy(ss, sin, sizeof(*sin));
+		return DAT_SUCCESS;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
 
-	pthread_mutex_lock(&ep->lock);
-	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
-		ret = sd_ep_bad_state(ep);
-		goto out;
+		if (IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr))
+			return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_MALFORMED);
+		if (IN6_IS_ADDR_MULTICAST(&sin6->sin6_addr))
+			return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+		memcpy(ss, sin6, sizeof(*sin6));
+		return DAT_SUCCESS;
 	}
-	if (ep->pz == NULL || ep->conn_evd == NULL) {
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
-		goto out;
-	}
-	memset(&ep->remote, 0, sizeof(ep->remote));
-	memcpy(&ep->remote, addr, alen);
-	if (addr->sa_family == AF_INET)
+	return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+}
+
+/* The port of an IPv4 or IPv6 socket address. */
+static DAT_CONN_QUAL addr_port(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET6 ?
+		     ((const struct sockaddr_in6 *)ss)->sin6_port :
+		     ((const struct sockaddr_in *)ss)->sin_port);
+}
+
+/*
+ * The active side of every connect call: @ep (ep->lock held) asks the
+ * service point at @remote, port @conn_qual, for a connection. Valid only
+ * in UNCONNECTED (DAT_INVALID_STATE with the state's subtype), and only
+ * with a PZ and a connection EVD (DAT_INVALID_STATE_EP_NOTREADY). The
+ * engine does the rest (cm.c); the EP is ACTIVE_CONNECTION_PENDING when
+ * this returns DAT_SUCCESS.
+ */
+static DAT_RETURN ep_start_connect(struct sd_ep *ep,
+				   const struct sockaddr_storage *remote,
+				   DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
+				   DAT_COUNT pdata_size, const void *pdata)
+{
+	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->freed)
+		return sd_ep_bad_state(ep);
+	if (ep->pz == NULL || ep->conn_evd == NULL)
+		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
+	ep->remote = *remote;
+	if (remote->ss_family == AF_INET)
 		((struct sockaddr_in *)&ep->remote)->sin_port = htons((uint16_t)conn_qual);
 	else
 		((struct sockaddr_in6 *)&ep->remote)->sin6_port = htons((uint16_t)conn_qual);
 	ep->remote_port = conn_qual;
+	ep->active = true;
 	ep->timeout = timeout;
 	ep->timed_out = false;
 	ep->pdata_len = (uint16_t)pdata_size;
@@ -655,7 +853,142 @@ DAT_RETURN DAT_API sd_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 	ep->cm_op = SD_CMOP_CONNECT;
 	sd_ep_get(ep);		/* the command's */
 	sd_engine_submit(&ep->cm_cmd);
-out:
+	return DAT_SUCCESS;
+}
+
+/* Private data arguments, checked as every connect call does. */
+static DAT_RETURN pdata_args(DAT_COUNT size, const void *pdata,
+			     DAT_RETURN_SUBTYPE size_arg,
+			     DAT_RETURN_SUBTYPE pdata_arg)
+{
+	if (size < 0 || size > SD_MAX_PRIVATE_DATA)
+		return SD_ERR(DAT_INVALID_PARAMETER, size_arg);
+	if (size > 0 && pdata == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, pdata_arg);
+	return DAT_SUCCESS;
+}
+
+/*
+ * dat_ep_connect. A connection qualifier is a TCP port (PROTOCOL.md):
+ * above 65535 it is DAT_INVALID_PARAMETER. QoS: TCP gives every QoS the
+ * same service, so every value is accepted, as OFED does.
+ */
+DAT_RETURN DAT_API sd_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
+				 DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
+				 DAT_COUNT pdata_size, const DAT_PVOID pdata,
+				 DAT_QOS qos, DAT_CONNECT_FLAGS flags)
+{
+	struct sd_ep *ep = sd_ep_from_handle(h);
+	struct sockaddr_storage ss;
+	DAT_RETURN ret;
+
+	(void)qos;
+	if (ep == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (addr == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = remote_addr(addr, &ss);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (conn_qual > 65535)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (timeout == 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	ret = pdata_args(pdata_size, pdata, DAT_INVALID_ARG5, DAT_INVALID_ARG6);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (flags & DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)
+		return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	if (flags & ~(DAT_CONNECT_MULTIPATH_FLAG))
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+
+	pthread_mutex_lock(&ep->lock);
+	ret = ep_start_connect(ep, &ss, conn_qual, timeout, pdata_size, pdata);
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+/*
+ * dat_ep_dup_connect (DAT 2.0, 6.5.8): connects @h to the remote end of
+ * the connection of @dup, "the same remote IA, Connection Qualifier ...
+ * as used for establishing the connection" of @dup. So @dup must be a
+ * CONNECTED EP of the same IA (DAT_INVALID_STATE with its state's
+ * subtype otherwise) whose connection it asked for itself (dat_ep_connect,
+ * _dup_connect, _common_connect): the passive side of a connection knows
+ * its peer's port, not a service point of the peer, and is refused with
+ * DAT_INVALID_PARAMETER (DAT_INVALID_ARG2).
+ */
+DAT_RETURN DAT_API sd_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
+				     DAT_TIMEOUT timeout, DAT_COUNT pdata_size,
+				     const DAT_PVOID pdata, DAT_QOS qos)
+{
+	struct sd_ep *ep = sd_ep_from_handle(h);
+	struct sd_ep *dup = sd_ep_from_handle(dup_h);
+	struct sockaddr_storage ss;
+	DAT_CONN_QUAL port = 0;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	(void)qos;
+	if (ep == NULL || dup == NULL || dup->obj.ia != ep->obj.ia)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (dup == ep)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (timeout == 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = pdata_args(pdata_size, pdata, DAT_INVALID_ARG4, DAT_INVALID_ARG5);
+	if (ret != DAT_SUCCESS)
+		return ret;
+
+	/* One EP lock at a time: no order is defined between two EPs. */
+	pthread_mutex_lock(&dup->lock);
+	if (dup->state != DAT_EP_STATE_CONNECTED)
+		ret = sd_ep_bad_state(dup);
+	else if (!dup->active)
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ss = dup->remote;
+	port = dup->remote_port;
+	pthread_mutex_unlock(&dup->lock);
+	if (ret != DAT_SUCCESS)
+		return ret;
+
+	pthread_mutex_lock(&ep->lock);
+	ret = ep_start_connect(ep, &ss, port, timeout, pdata_size, pdata);
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+/*
+ * dat_ep_common_connect (DAT 2.0): connects to the Common Service Point
+ * listening at @addr, an IPv4 or IPv6 socket address whose port is the
+ * service point's (psp.c: on TCP a CSP and a PSP are both a listening
+ * port, so this reaches either). Port 0 names no service point:
+ * DAT_INVALID_ADDRESS_MALFORMED. Otherwise as dat_ep_connect.
+ */
+DAT_RETURN DAT_API sd_ep_common_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
+					DAT_TIMEOUT timeout, DAT_COUNT pdata_size,
+					const DAT_PVOID pdata)
+{
+	struct sd_ep *ep = sd_ep_from_handle(h);
+	struct sockaddr_storage ss;
+	DAT_RETURN ret;
+
+	if (ep == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (addr == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = remote_addr(addr, &ss);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (addr_port(&ss) == 0)
+		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_MALFORMED);
+	if (timeout == 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = pdata_args(pdata_size, pdata, DAT_INVALID_ARG4, DAT_INVALID_ARG5);
+	if (ret != DAT_SUCCESS)
+		return ret;
+
+	pthread_mutex_lock(&ep->lock);
+	ret = ep_start_connect(ep, &ss, addr_port(&ss), timeout, pdata_size, pdata);
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
 }
@@ -678,10 +1011,10 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 	disc.tag = SD_TAG_NONE;
 	switch (ep->state) {
 	case DAT_EP_STATE_DISCONNECTED:
-		break;		/* a no-op, as in OFED */
+		break;		/* "Disconnecting a ... Disconnected Endpoint is no-op" */
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
-	case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_COMPLETION_PENDING:
+		/* Aborts the establishment; preposted receives are flushed. */
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
 			    "disconnect while connecting");
 		break;
@@ -698,14 +1031,17 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 		sd_tx_progress(ep);
 		break;
 	case DAT_EP_STATE_DISCONNECT_PENDING:
-		if (flags != DAT_CLOSE_ABRUPT_FLAG) {
-			ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		/* A graceful one "has no effect"; an abrupt one ends it now. */
+		if (flags != DAT_CLOSE_ABRUPT_FLAG)
 			break;
-		}
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 			    ep->tx.disc_sent ? NULL : &disc, "abrupt disconnect");
 		break;
 	default:
+		/*
+		 * "Disallowed" in UNCONNECTED, RESERVED, PASSIVE_ and
+		 * TENTATIVE_CONNECTION_PENDING (and the UNCONFIGURED_ ones).
+		 */
 		ret = sd_ep_bad_state(ep);
 		break;
 	}
@@ -725,9 +1061,11 @@ DAT_RETURN DAT_API sd_ep_reset(DAT_EP_HANDLE h)
 		sd_wire_reset(ep);
 		ep->peer_pdata_len = 0;
 		ep->local_port = ep->remote_port = 0;
+		ep->active = false;
 		memset(&ep->remote, 0, sizeof(ep->remote));
 		sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "reset");
 	} else if (ep->state != DAT_EP_STATE_UNCONNECTED) {
+		/* UNCONNECTED: a no-op, posted receives stay (dat_ep_reset). */
 		ret = sd_ep_bad_state(ep);
 	}
 	pthread_mutex_unlock(&ep->lock);
@@ -753,13 +1091,14 @@ DAT_RETURN DAT_API sd_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
 }
 
 /*
- * dat_ep_free. A connected EP is closed abruptly (the peer sees
- * DISCONNECTED); what was outstanding is discarded without completions,
- * since the handle the events would name is gone (an SRQ buffer it had
- * taken goes back to the SRQ). Not in RESERVED or while a connection is
- * being accepted on it (DAT_INVALID_STATE, as OFED).
+ * Frees @ep whatever its state: dat_ep_free for the states it allows,
+ * sd_ep_destroy, ia_close. A connected EP is closed abruptly (the peer
+ * sees DISCONNECTED); what was outstanding is discarded without
+ * completions, since the handle the events would name is gone (DAT:
+ * "the Consumer must be ready for all completions that are not dequeued
+ * yet either still being on the ... EVDs or not being there"); an SRQ
+ * buffer it had taken goes back to the SRQ. ep->lock held; drops it.
  */
-/* Frees @ep whatever its state (see sd_ep_free). ep->lock held; drops it. */
 static void ep_release(struct sd_ep *ep)
 {
 	struct sd_ia *ia = ep->obj.ia;
@@ -804,13 +1143,6 @@ static void ep_release(struct sd_ep *ep)
 	sd_engine_submit(&ep->free_cmd);
 }
 
-/*
- * dat_ep_free. A connected EP is closed abruptly (the peer sees
- * DISCONNECTED); what was outstanding is discarded without completions,
- * since the handle the events would name is gone (an SRQ buffer it had
- * taken goes back to the SRQ). Not in RESERVED or while a connection is
- * being accepted on it (DAT_INVALID_STATE, as OFED).
- */
 DAT_RETURN DAT_API sd_ep_free(DAT_EP_HANDLE h)
 {
 	struct sd_ep *ep = sd_ep_from_handle(h);
@@ -818,15 +1150,98 @@ DAT_RETURN DAT_API sd_ep_free(DAT_EP_HANDLE h)
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
-	if (ep->state == DAT_EP_STATE_RESERVED ||
-	    ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
-	    ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING) {
+	switch (ep->state) {
+	case DAT_EP_STATE_RESERVED:
+	case DAT_EP_STATE_UNCONFIGURED_RESERVED:
+	case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
+	case DAT_EP_STATE_UNCONFIGURED_PASSIVE:
+	case DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING:
+	case DAT_EP_STATE_UNCONFIGURED_TENTATIVE: {
 		DAT_RETURN ret = sd_ep_bad_state(ep);
 
 		pthread_mutex_unlock(&ep->lock);
 		return ret;
 	}
+	default:
+		break;
+	}
 	ep_release(ep);
+	return DAT_SUCCESS;
+}
+
+void sd_ep_destroy(struct sd_ep *ep)
+{
+	pthread_mutex_lock(&ep->lock);
+	if (ep->obj.magic != SD_MAGIC_EP) {
+		pthread_mutex_unlock(&ep->lock);	/* already freed */
+		return;
+	}
+	ep_release(ep);
+}
+
+/*
+ * dat_ep_recv_query (DAT 2.0, 6.5.14): a snapshot, under ep->lock, of
+ * the receive buffers @h holds (sd_ep_recv_count: posted and not
+ * completed; with an SRQ, the one it took and has not completed) and of
+ * their span. The engine places messages in the order they were sent and
+ * takes an SRQ buffer only for the message it is placing, so there are
+ * never gaps: the span is the count. Either output may be NULL. Valid in
+ * every state.
+ */
+DAT_RETURN DAT_API sd_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
+				    DAT_COUNT *span)
+{
+	struct sd_ep *ep = sd_ep_from_handle(h);
+	DAT_COUNT n;
+
+	if (ep == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	pthread_mutex_lock(&ep->lock);
+	n = sd_ep_recv_count(ep);
+	pthread_mutex_unlock(&ep->lock);
+	if (nbufs)
+		*nbufs = n;
+	if (span)
+		*span = n;
+	return DAT_SUCCESS;
+}
+
+/*
+ * dat_ep_set_watermark (DAT 2.0, 6.5.15). Both watermarks bound the
+ * receive buffers the EP holds, as dat_ep_recv_query counts them; each
+ * is a count >= 0 or DAT_WATERMARK_INFINITE (none), anything else
+ * DAT_INVALID_PARAMETER. Setting one arms it, and it is checked at once
+ * ("these can occur during this call"), when a connection is established
+ * and whenever the EP takes a buffer from its SRQ (an EP without SRQ
+ * holds what it was posted: its count rises only in dat_ep_post_recv,
+ * checked at the next of these points); exceeding the soft one posts
+ * SD_EVENT_WATERMARK
+ * (reason DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT) on the async EVD once per
+ * setting; exceeding the hard one while connected breaks the connection
+ * (DAT_CONNECTION_EVENT_BROKEN on the connection EVD; the provider is
+ * "ready to generate a connection broken event as soon as the connection
+ * is established", cm.c checks then too). Valid in every state. The soft
+ * value is reported as ep_attr.srq_soft_hw.
+ */
+DAT_RETURN DAT_API sd_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
+				       DAT_COUNT hard)
+{
+	struct sd_ep *ep = sd_ep_from_handle(h);
+
+	if (ep == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (soft < 0 && soft != DAT_WATERMARK_INFINITE)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (hard < 0 && hard != DAT_WATERMARK_INFINITE)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	pthread_mutex_lock(&ep->lock);
+	ep->soft_hw = soft;
+	ep->soft_armed = soft != DAT_WATERMARK_INFINITE;
+	ep->attr.srq_soft_hw = soft;
+	ep->hard_hw = hard;
+	ep->hard_armed = hard != DAT_WATERMARK_INFINITE;
+	sd_ep_check_watermarks(ep, 0);
+	pthread_mutex_unlock(&ep->lock);
 	return DAT_SUCCESS;
 }
 
@@ -846,8 +1261,8 @@ void sd_ep_destroy_all(struct sd_ia *ia)
 {
 	struct sd_obj *o;
 
-	while ((o = first_obj(ia, &ia->psps)) != NULL)
-		sd_psp_free((DAT_PSP_HANDLE)o);
+	while ((o = first_obj(ia, &ia->psps)) != NULL)	/* PSPs and CSPs */
+		sd_sp_release(sd_container_of(o, struct sd_sp, obj));
 	while ((o = first_obj(ia, &ia->rsps)) != NULL)
 		sd_rsp_free((DAT_RSP_HANDLE)o);
 	while ((o = first_obj(ia, &ia->crs)) != NULL)
@@ -868,36 +1283,3 @@ void sd_ep_destroy_all(struct sd_ia *ia)
 	sd_engine_sync();
 }
 
-/* ------------------------------------------------------------------ */
-/* Not implemented yet (later issues)                                   */
-
-DAT_RETURN DAT_API sd_ep_dup_connect(DAT_EP_HANDLE ep, DAT_EP_HANDLE dup,
-				     DAT_TIMEOUT timeout, DAT_COUNT size,
-				     const DAT_PVOID pdata, DAT_QOS qos)
-{
-	/* A later issue: connect to the peer of @dup's connection. */
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
-}
-
-DAT_RETURN DAT_API sd_ep_common_connect(DAT_EP_HANDLE ep,
-					DAT_IA_ADDRESS_PTR addr,
-					DAT_TIMEOUT timeout, DAT_COUNT size,
-					const DAT_PVOID pdata)
-{
-	/* A later issue, with the CSP. */
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
-}
-
-DAT_RETURN DAT_API sd_ep_recv_query(DAT_EP_HANDLE ep, DAT_COUNT *nbufs,
-				    DAT_COUNT *span)
-{
-	/* A later issue (ep_recv_info_supported is 0). */
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
-}
-
-DAT_RETURN DAT_API sd_ep_set_watermark(DAT_EP_HANDLE ep, DAT_COUNT soft,
-				       DAT_COUNT hard)
-{
-	/* A later issue (srq_watermarks_supported is 0). */
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
-}

@@ -110,11 +110,16 @@ void sd_cm_shutdown_all(void);
 /* ------------------------------------------------------------------ */
 /* The wire engine's per-connection state (tx.c, rx.c)                 */
 
-/* A READ_REQ being answered: the region granted and what is left. */
+/*
+ * A READ_REQ being answered: the region granted and what is left; or an
+ * atomic executed, whose response carries @val (issue 4).
+ */
 struct sd_rresp {
 	uint32_t	tag;
+	uint8_t		op;		/* SD_OP_READ_RESP or SD_OP_ATOMIC_RESP */
 	struct sd_sge	sge;		/* the bytes to send */
 	struct sd_lmr	*lmr;		/* busy reference, or NULL (len 0) */
+	uint8_t		val[8];		/* ATOMIC_RESP: the old value, LE */
 };
 
 enum sd_tx_kind {
@@ -143,11 +148,15 @@ struct sd_tx {
 	bool		disc_sent;	/* our DISCONNECT is written */
 	struct sd_rresp	*resp;		/* ring of rd_in slots */
 	uint32_t	resp_head, resp_count;
+	struct sd_sge	one;		/* an atomic request's payload */
+	uint64_t	ep_id;		/* the EP's identity for EP-scope RMRs:
+					 * set once, by the first sd_wire_reset;
+					 * never 0 afterwards, never reused */
 };
 
 enum sd_rx_state {
 	SD_RX_HDR,	/* reading a header */
-	SD_RX_BUF,	/* SEND: waiting for a receive buffer (RNR) */
+	SD_RX_BUF,	/* SEND, WRITE_IMM: waiting for a receive (RNR) */
 	SD_RX_DATA,	/* placing a payload */
 };
 
@@ -160,8 +169,10 @@ struct sd_rx {
 	const struct sd_sge *sge;	/* where the payload goes */
 	uint32_t	nsge;
 	uint64_t	len, done;
-	struct sd_sge	one;		/* WRITE: the granted region */
+	struct sd_sge	one;		/* WRITE: the granted region; atomics:
+					 * @args */
 	struct sd_lmr	*lmr;		/* WRITE: busy reference */
+	uint8_t		args[SD_ATOMIC_ARGS];	/* atomic operands or result */
 	struct sd_wqe	*wqe;		/* SEND/READ_RESP: the WQE filled */
 	bool		from_srq;	/* wqe is an SRQ buffer */
 	uint32_t	executed;	/* peer's requests executed: the ack */
@@ -172,7 +183,7 @@ struct sd_rx {
 
 enum sd_cm_op {
 	SD_CMOP_NONE,
-	SD_CMOP_CONNECT,	/* dat_ep_connect */
+	SD_CMOP_CONNECT,	/* dat_ep_connect, _dup_connect, _common_connect */
 };
 
 /* A WQE not completed yet carries this status. */
@@ -203,6 +214,9 @@ struct sd_ep {
 	DAT_TIMEOUT	timeout;	/* connect timeout, microseconds */
 	uint8_t		cm_op;		/* enum sd_cm_op for cm_cmd */
 	bool		timed_out;	/* the connect timer fired */
+	bool		active;		/* this side asked for the connection:
+					 * remote and remote_port name the peer's
+					 * service point (dat_ep_dup_connect) */
 	uint16_t	pdata_len;	/* ours: HELLO or ACCEPT */
 	uint16_t	peer_pdata_len;	/* the peer's, for the event */
 	uint32_t	peer_max_msg;	/* what the peer accepts from us */
@@ -214,12 +228,25 @@ struct sd_ep {
 	struct sd_list	srq_node;	/* srq->lock: waiting for SRQ buffers */
 	bool		srq_waiting;	/* srq->lock */
 
+	/*
+	 * dat_ep_set_watermark (ep.c): limits on the receive buffers the EP
+	 * holds (sd_ep_recv_count). DAT_WATERMARK_INFINITE: none. Armed
+	 * until they fire once; all under lock. The engine side of a firing
+	 * (the async event, the broken connection) is wm_cmd's.
+	 */
+	DAT_COUNT	soft_hw, hard_hw;
+	bool		soft_armed, hard_armed;
+	bool		soft_fire, hard_fire;	/* lock: wm_cmd has work */
+	bool		wm_queued;	/* lock: wm_cmd submitted, not run yet */
+
 	struct sd_cmd	cm_cmd;		/* connect (holds a reference) */
 	struct sd_cmd	io_cmd;		/* re-arm the poll, resume rx */
 	struct sd_cmd	free_cmd;	/* drops the consumer's reference */
+	struct sd_cmd	wm_cmd;		/* a watermark fired (holds a reference) */
 
 	uint8_t		pdata[SD_PROTO_MAX_PDATA];	/* lock */
 	uint8_t		peer_pdata[SD_PROTO_MAX_PDATA];	/* lock */
+	uint64_t	cnt[DCNT_EP_ALL_COUNTERS];	/* sd_cnt_*: DCNT_EP_* */
 };
 
 /* The live EP of a consumer handle, or NULL. */
@@ -259,10 +286,56 @@ void sd_ep_conn_event(struct sd_ep *ep, DAT_EVENT_NUMBER ev, bool pdata);
 
 /*
  * Creates an EP for a PSP with DAT_PSP_PROVIDER_FLAG: no PZ, no EVDs,
- * default attributes, state UNCONFIGURED_TENTATIVE. Engine; NULL on
- * failure.
+ * default attributes except the RDMA read depths, which match the
+ * requester's @hello (DAT 2.0 dat_psp_create: "the Provider sets up
+ * Endpoint attributes to match the Active side connection request"),
+ * state UNCONFIGURED_TENTATIVE. Engine; NULL on failure.
  */
-struct sd_ep *sd_ep_create_for_psp(struct sd_ia *ia);
+struct sd_ep *sd_ep_create_for_psp(struct sd_ia *ia, const struct sd_cm_msg *hello);
+
+/*
+ * Destroys @ep whatever its state, as dat_ep_free does for the states it
+ * allows: for a provider-made EP whose request was rejected or handed
+ * off (the EP goes back to the provider: its handle dies). No lock held.
+ */
+void sd_ep_destroy(struct sd_ep *ep);
+
+/*
+ * Receive buffers @ep holds (dat_ep_recv_query's nbufs_allocated): its
+ * posted receives not completed, or, with an SRQ, the SRQ buffer it took
+ * and has not completed. ep->lock.
+ */
+DAT_COUNT sd_ep_recv_count(const struct sd_ep *ep);
+
+/*
+ * Checks @ep's watermarks against sd_ep_recv_count + @more (the buffer
+ * about to be taken) and fires the armed ones that it exceeds: the soft
+ * one as an async event, the hard one by breaking the connection; both
+ * through ep->wm_cmd on the engine, so any thread may call this. Returns
+ * true when the hard watermark fired (the buffer must not be taken).
+ * ep->lock held (srq->lock may be held too).
+ */
+bool sd_ep_check_watermarks(struct sd_ep *ep, DAT_COUNT more);
+
+/*
+ * The watermark notifications (dat_ep_set_watermark's soft high
+ * watermark, dat_srq_set_lw's low watermark) are asynchronous events on
+ * the IA's async EVD. DAT 2.0 names their reasons
+ * (DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT for an EP,
+ * DAT_SRQ_LOW_WATERMARK_EVENT for an SRQ) but gives them no event number
+ * of their own; softdapl posts them under this one, with dat_handle the
+ * EP or SRQ and the reason telling which. No other softdapl event uses
+ * it, so a consumer that armed a watermark recognizes it by number and
+ * reason.
+ */
+#define SD_EVENT_WATERMARK	DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
+
+/*
+ * Posts SD_EVENT_WATERMARK about @h with @reason on @ia's async EVD
+ * (dropped when the IA has none, or it is full). Takes ia->lock: no
+ * lock may be held.
+ */
+void sd_async_notify(struct sd_ia *ia, DAT_HANDLE h, DAT_COUNT reason);
 
 /* ------------------------------------------------------------------ */
 /* DTOs (post.c, tx.c, rx.c)                                           */
@@ -278,7 +351,7 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 /*
  * Completes, in post order, the requests at the head of the send queue
  * that are finished: SENDs and WRITEs covered by the peer's ack, READs
- * whose response is placed. ep->lock.
+ * and atomics whose response is placed, binds that took effect. ep->lock.
  */
 void sd_tx_complete_acked(struct sd_ep *ep);
 
@@ -316,12 +389,20 @@ void sd_ep_io_cmd(struct sd_cmd *cmd);
 /* ------------------------------------------------------------------ */
 /* Service points and connection requests (psp.c, rsp.c, cr.c)        */
 
-/* A PSP or an RSP (obj.magic tells which). */
+/*
+ * A PSP, an RSP or a CSP (obj.magic tells which). PSPs and CSPs are both
+ * listed in ia->psps: a CSP is a PSP named by its socket address rather
+ * than by a connection qualifier, which on TCP is the same thing (psp.c).
+ * sp->lock nests inside ia->lock (sd_sp_find) and outside evd->lock (a
+ * request's event is posted under it); no EP lock is taken under it.
+ */
 struct sd_sp {
 	struct sd_obj	obj;
 	pthread_mutex_t	lock;
 	DAT_CONN_QUAL	conn_qual;	/* const: the TCP port */
 	DAT_PSP_FLAGS	flags;		/* const; PSP only */
+	DAT_COMM	comm;		/* const; CSP only: its communicator */
+	struct sockaddr_storage addr;	/* const; CSP only: where it listens */
 	struct sd_evd	*evd;		/* lock; NULL once freed */
 	struct sd_ep	*ep;		/* RSP: const; holds a reference */
 	bool		consumed;	/* lock; RSP: its request arrived */
@@ -344,8 +425,16 @@ DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port);
 void sd_sp_release(struct sd_sp *sp);
 
 /*
- * Engine: a HELLO arrived on @sock for @sp: makes the CR and posts
- * DAT_CONNECTION_REQUEST_EVENT. 0, or -errno (the caller rejects).
+ * The live service point of @ia that takes requests for @conn_qual: a
+ * PSP or CSP listening there, or an RSP not consumed yet; NULL if none.
+ * ia->lock held.
+ */
+struct sd_sp *sd_sp_find(struct sd_ia *ia, DAT_CONN_QUAL conn_qual);
+
+/*
+ * Engine: a HELLO arrived on @sock for @sp: makes the CR, links it to
+ * @sock (sock->cr) and posts DAT_CONNECTION_REQUEST_EVENT. 0, or -errno
+ * (the caller rejects).
  */
 int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 		  const struct sd_cm_msg *hello, const uint8_t *pdata);
@@ -354,6 +443,7 @@ enum sd_cr_action {
 	SD_CR_PENDING,
 	SD_CR_ACCEPT,
 	SD_CR_REJECT,
+	SD_CR_HANDOFF,	/* dat_cr_handoff: to the SP of handoff_qual */
 };
 
 struct sd_cr {
@@ -362,6 +452,8 @@ struct sd_cr {
 	struct sd_ep	*ep;		/* RSP or provider EP (reference) */
 	struct sd_ep	*accept_ep;	/* ia->lock: dat_cr_accept's (reference) */
 	uint8_t		action;		/* ia->lock: enum sd_cr_action */
+	bool		provider;	/* const: @ep was made for it (PSP with
+					 * DAT_PSP_PROVIDER_FLAG), not an RSP's */
 	DAT_CONN_QUAL	conn_qual;	/* const */
 	struct sd_cm_msg hello;		/* const: the peer's attributes */
 	struct sockaddr_storage remote;	/* const: the peer's address */
@@ -369,6 +461,7 @@ struct sd_cr {
 	struct sd_cmd	cmd;		/* accept/reject on the engine */
 	uint16_t	pdata_len;	/* const: the HELLO's private data */
 	uint16_t	rej_len;	/* ia->lock: reject's private data */
+	DAT_CONN_QUAL	handoff_qual;	/* ia->lock: dat_cr_handoff's */
 	uint8_t		pdata[SD_PROTO_MAX_PDATA];
 	uint8_t		rej_pdata[SD_PROTO_MAX_PDATA];
 };
@@ -376,24 +469,40 @@ struct sd_cr {
 /* ------------------------------------------------------------------ */
 /* Shared receive queues (srq.c)                                       */
 
+/*
+ * Slots are allocated in chunks that never move (an EP placing into a
+ * buffer holds a pointer to its slot without srq->lock): creation makes
+ * the first, dat_srq_resize adds more, at least doubling the capacity,
+ * so a few chunks reach SD_MAX_RECV_PER_SRQ.
+ */
+#define SD_SRQ_MAX_CHUNKS	24
+
+struct sd_srq_chunk {
+	struct sd_wqe	*slot;		/* @n buffers, numbered from @first */
+	struct sd_sge	*sge;		/* @n * max_recv_iov segments */
+	uint32_t	first, n;
+};
+
 struct sd_srq {
 	struct sd_obj	obj;
 	pthread_mutex_t	lock;
 	struct sd_pz	*pz;		/* const */
-	DAT_COUNT	max_recv_dtos;	/* const */
+	DAT_COUNT	max_recv_dtos;	/* lock: the consumer's limit (resize) */
 	DAT_COUNT	max_recv_iov;	/* const */
 	DAT_COUNT	low_watermark;	/* lock */
-	struct sd_wqe	*slot;		/* @size buffers; lock */
-	struct sd_sge	*sge;		/* @size * max_recv_iov segments */
-	uint32_t	size;
-	uint32_t	*avail;		/* lock: FIFO of posted slot numbers */
+	bool		lw_armed;	/* lock: the low watermark may fire */
+	struct sd_srq_chunk chunk[SD_SRQ_MAX_CHUNKS];	/* lock to add one */
+	unsigned	nchunks;	/* lock */
+	uint32_t	size;		/* lock: slots allocated (>= max_recv_dtos) */
+	uint32_t	*avail;		/* lock: FIFO of posted slot numbers, @size */
 	uint32_t	avail_head, avail_count;
-	uint32_t	*free_slot;	/* lock: stack of free slot numbers */
+	uint32_t	*free_slot;	/* lock: stack of free slot numbers, @size */
 	uint32_t	nfree;
 	uint32_t	taken;		/* lock: taken by EPs, not completed */
 	unsigned	eps;		/* ia->lock: EPs using it */
 	struct sd_list	waiting;	/* lock: EPs in RNR (srq_node) */
 	struct sd_cmd	cmd;		/* resume the waiting EPs */
+	struct sd_cmd	lw_cmd;		/* engine: post the low-watermark event */
 	struct sd_cmd	free_cmd;	/* frees it, after a queued resume */
 };
 
@@ -406,7 +515,11 @@ static inline struct sd_srq *sd_srq_from_handle(DAT_SRQ_HANDLE h)
 
 /*
  * Takes the oldest posted buffer of @srq for @ep (SRQ-1, SRQ-4), or
- * returns NULL and puts @ep on the waiting list (RNR). ep->lock held.
+ * returns NULL and puts @ep on the waiting list (RNR); also NULL, not
+ * waiting, when taking one would exceed @ep's hard high watermark
+ * (dat_ep_set_watermark): the engine then breaks the connection. Either
+ * way the caller treats NULL as RNR. Checks the SRQ's low watermark.
+ * ep->lock held.
  */
 struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep);
 

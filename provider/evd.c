@@ -10,23 +10,80 @@
  * ring is under evd->lock; the list of EVDs and the references EPs and
  * CNOs hold are under ia->lock, taken first (softdapl.h).
  *
- * Waiting. At most one thread waits at a time, and while it does it owns
- * the EVD: a second dat_evd_wait, a dat_evd_dequeue or a resize is refused
- * with DAT_INVALID_STATE / DAT_INVALID_STATE_EVD_WAITER (dat_evd_wait(3),
- * "effectively takes exclusive ownership"). The waiter records its
- * threshold; a post signals the condition variable only when a waiter
- * exists and the ring reaches its threshold: one signal per wake-up. Being disabled or having a CNO does not
- * refuse a wait (dat_evd_enable(3): enabling "has no effect on direct
- * waiters"); a waiter only keeps the CNO from being triggered.
+ * Waiting (dat_evd_wait(3)). At most one thread waits at a time, and
+ * while it does it owns the EVD: a second dat_evd_wait, a dat_evd_dequeue
+ * or a resize is refused with DAT_INVALID_STATE / EVD_WAITER ("effectively
+ * takes exclusive ownership"). A wait that finds @threshold events returns
+ * at once; otherwise the waiter sleeps until the ring holds @threshold
+ * events and a notification event has arrived since it began. Every event
+ * counts towards the threshold; only a notification event ends the wait:
+ * all events are notification events except DTO completions that the
+ * data path posts with notify false (an unsignalled DTO, SEND-2; a
+ * receive without a solicited event on an EP whose receive completion
+ * flags say DAT_COMPLETION_SOLICITED_WAIT_FLAG, RECV-3, SRQ-3). An EP
+ * configured with DAT_COMPLETION_EVD_THRESHOLD_FLAG makes every completion
+ * a notification event, and the threshold alone decides (SRQ-3). A post
+ * signals the condition variable only when the waiter's condition becomes
+ * true: one signal per wake-up.
  *
- * Overflow. A post to a full ring drops the event and returns -ENOSPC to
- * the poster; the first time, the EVD is marked overflowed and
- * DAT_ASYNC_ERROR_EVD_OVERFLOW naming it is posted to the IA's async EVD
- * (sd_ia_async_error, which drops what it cannot post). The EVD stays
- * usable: what it holds can still be dequeued in order, and a
- * dat_evd_resize re-arms the report. The poster decides what a lost
- * completion does to its EP. dat_evd_post_se on a full ring returns
- * DAT_QUEUE_FULL instead and reports nothing (dat_evd_post_se(3)).
+ * Threshold and notification control do not mix (dat_evd_wait(3)): on an
+ * EVD that an EP uses for a receive stream configured with
+ * DAT_COMPLETION_UNSIGNALLED_FLAG or DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+ * or for a request stream configured with DAT_COMPLETION_UNSIGNALLED_FLAG,
+ * a threshold above 1 is DAT_INVALID_STATE (subtype EVD_CONFIG_SOLICITED
+ * or EVD_CONFIG_NOTIFY). The EVD learns this from the IA's EPs at the
+ * time of the call (evd_threshold_allowed); an EP created or modified
+ * during the wait does not end it.
+ *
+ * Unwaitable (dat_evd_set_unwaitable(3)): a wait is refused with
+ * DAT_INVALID_STATE / EVD_UNWAITABLE, and a thread already waiting
+ * returns that at once, whatever the ring holds. Events still arrive,
+ * can be dequeued and trigger the CNO.
+ *
+ * CNO notification. Each rule, and where it comes from:
+ *
+ *   CNO-1 Only notification events trigger the CNO (dat_cno_wait(3):
+ *         it waits "for notification events"; the rule above says
+ *         which events are).
+ *   CNO-2 Not while a thread waits on the EVD, whatever the event and
+ *         the threshold (dat_evd_wait(3): "The CNO ... is not triggered
+ *         upon event arrival if there is a Consumer blocked on
+ *         dat_evd_wait()"; dat_cno_wait(3): an EVD "in the Waited state
+ *         does not deliver notifications").
+ *   CNO-3 Not while the EVD is disabled (dat_evd_disable(3):
+ *         "the arrival of an event does not affect the associated CNO";
+ *         dat_cno_wait(3)). Enabling and disabling do not touch direct
+ *         waiters (dat_evd_enable(3)).
+ *   CNO-4 Enabling does not trigger the CNO for events that arrived
+ *         while the EVD was disabled: only a later arrival does
+ *         (dat_evd_enable(3): enabled "so that the arrival of an event
+ *         can trigger the associated CNO"; OFED's dapl_evd_enable only
+ *         re-arms the CQ for the next completion).
+ *   CNO-5 An unwaitable EVD still triggers (dat_evd_set_unwaitable(3)).
+ *   CNO-6 After dat_evd_modify_cno returns, triggers go to the new CNO
+ *         (dat_evd_modify_cno(3); one in progress may reach the old).
+ *   CNO-7 Freeing the last EVD of a CNO releases its waiters and agent
+ *         with a NULL EVD (dat_cno_wait(3); cno.c).
+ *
+ * Overflow. A post that finds the ring full overflows the EVD. The DAT
+ * pages say only that the consumer must size EVDs so that they do not
+ * overflow (dat_evd_set_unwaitable(3), dat_ep_create(3)) and that a full
+ * queue on dat_evd_post_se is not an overflow (dat_evd_post_se(3)); the
+ * reference, OFED 2.1.10, treats an overflow as catastrophic for the EVD
+ * (catastrophic_overflow: dat_evd_wait and dat_evd_dequeue return
+ * DAT_INVALID_STATE from then on). So does this provider: the event is
+ * lost and the EVD goes out of service for good. DAT_ASYNC_ERROR_EVD_OVERFLOW
+ * naming it (asynch_error_event_data.dat_handle) is posted once to the
+ * IA's async EVD (sd_ia_async_error, which drops what it cannot post: the
+ * async EVD's own overflow is reported nowhere); a thread waiting on it
+ * returns DAT_INVALID_STATE; later dat_evd_wait, dat_evd_dequeue and
+ * dat_evd_resize return DAT_INVALID_STATE, dat_evd_post_se DAT_QUEUE_FULL,
+ * and every later event is lost too (sd_evd_post returns -ENOSPC). The
+ * CNO is not triggered. dat_evd_query and dat_evd_modify_cno still work,
+ * and dat_evd_free frees it once nothing uses it. The poster decides what
+ * a lost completion does to its EP. dat_evd_post_se on a full ring
+ * returns DAT_QUEUE_FULL instead and overflows nothing
+ * (dat_evd_post_se(3)).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,6 +91,7 @@
 #include <time.h>
 
 #include "entry.h"
+#include "ep.h"		/* evd_threshold_allowed reads the IA's EPs */
 #include "softdapl.h"
 
 /* The event streams of DAT_EVD_FLAGS we know; extensions are refused. */
@@ -130,11 +188,12 @@ static void evd_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd)
 }
 
 /*
- * Appends @ev to @evd, wakes the waiter or notifies the CNO, and on a full
- * ring acts as @mode says. Any thread; takes evd->lock (and cno->lock
- * inside it), calls the proxy agent and reports the overflow (through
- * sd_ia_async_error, which takes the IA's async lock) after dropping it.
- * Returns 0 or -ENOSPC.
+ * Appends @ev to @evd, wakes the waiter or triggers the CNO (CNO-1..3),
+ * and on a full ring acts as @mode says. Any thread; takes evd->lock
+ * (and cno->lock inside it), calls the proxy agent and reports the
+ * overflow (through sd_ia_async_error, which takes the IA's async lock)
+ * after dropping it. Allocates nothing. Returns 0, or -ENOSPC when the
+ * event is not queued (full, or overflowed before).
  */
 static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 		    enum evd_push_mode mode, bool notify)
@@ -145,17 +204,25 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 	DAT_COUNT i;
 
 	pthread_mutex_lock(&evd->lock);
+	if (evd->overflowed) {
+		pthread_mutex_unlock(&evd->lock);
+		return -ENOSPC;
+	}
 	if (evd->count == evd->qlen) {
-		report = mode == PUSH_REPORT && !evd->overflowed;
-		if (report)
+		report = mode == PUSH_REPORT;
+		if (report) {
+			/* Out of service for good; the waiter returns. */
 			evd->overflowed = true;
+			if (evd->waiters > 0)
+				pthread_cond_signal(&evd->cond);
+		}
 		pthread_mutex_unlock(&evd->lock);
 		if (report) {
 			/*
 			 * Once per EVD, so that the async EVD overflowing
 			 * while this is reported ends here too.
 			 */
-			sd_dbg("evd %p overflowed", (void *)evd);
+			sd_dbg("evd %p overflowed: out of service", (void *)evd);
 			sd_ia_async_error(evd->obj.ia,
 					  DAT_ASYNC_ERROR_EVD_OVERFLOW,
 					  (DAT_HANDLE)evd);
@@ -169,19 +236,20 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 	*slot = *ev;
 	slot->evd_handle = (DAT_EVD_HANDLE)evd;
 	evd->count++;
-	if (!notify) {
-		/* Queued, but it wakes nobody: a later notification will. */
-	} else if (evd->waiters != 0) {
+	if (evd->waiters != 0) {
 		/*
-		 * dat_evd_wait(3): a waiter preempts the CNO. It sleeps only
-		 * below its threshold or until a notification event, and
+		 * CNO-2: a waiter preempts the CNO. It sleeps until the ring
+		 * holds its threshold and a notification event came, and
 		 * nothing else takes events while it waits.
 		 */
-		evd->notified = true;
-		if (evd->count >= evd->threshold)
+		bool was = evd->notified && evd->count > evd->threshold;
+
+		if (notify)
+			evd->notified = true;
+		if (!was && evd->notified && evd->count >= evd->threshold)
 			pthread_cond_signal(&evd->cond);
-	} else if (evd->enabled && evd->cno != NULL) {
-		agent = sd_cno_notify(evd->cno, evd);
+	} else if (notify && evd->enabled && evd->cno != NULL) {
+		agent = sd_cno_notify(evd->cno, evd);	/* CNO-1, CNO-3 */
 	}
 	pthread_mutex_unlock(&evd->lock);
 	evd_call_agent(agent, evd);
@@ -219,16 +287,15 @@ int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
 
 /*
  * Points @evd at @cno (either may be NULL) and moves the CNO references;
- * returns the proxy agent to call once every lock is dropped (the old CNO
- * releases its waiters when @freeing drops its last EVD: dat_cno_wait(3)).
- * Caller holds ia->lock.
+ * returns the proxy agent to call with a NULL EVD once every lock is
+ * dropped: when @freeing drops the old CNO's last EVD, that CNO releases
+ * its waiters and agent (CNO-7, sd_cno_orphaned). Caller holds ia->lock.
  */
 static DAT_OS_WAIT_PROXY_AGENT evd_set_cno(struct sd_evd *evd,
 					   struct sd_cno *cno, bool freeing)
 {
 	DAT_OS_WAIT_PROXY_AGENT agent = { NULL, NULL };
 	struct sd_cno *old;
-	bool release;
 
 	pthread_mutex_lock(&evd->lock);
 	old = evd->cno;
@@ -240,12 +307,11 @@ static DAT_OS_WAIT_PROXY_AGENT evd_set_cno(struct sd_evd *evd,
 		return agent;
 	old->refs--;
 	pthread_mutex_lock(&old->lock);
-	if (old->triggered == evd)
+	if (freeing && old->triggered == evd)
 		old->triggered = NULL;	/* never hand out a freed EVD */
-	release = freeing && old->refs == 0 && old->waiters > 0;
 	pthread_mutex_unlock(&old->lock);
-	if (release)
-		agent = sd_cno_notify(old, NULL);
+	if (freeing && old->refs == 0)
+		agent = sd_cno_orphaned(old);
 	return agent;
 }
 
@@ -402,10 +468,14 @@ void sd_evd_destroy(struct sd_evd *evd)
 /* ------------------------------------------------------------------ */
 /* Taking events out                                                  */
 
+/* DAT_INVALID_STATE for an EVD that overflowed (see the top). */
+#define SD_EVD_OVERFLOWED SD_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE)
+
 /*
  * dat_evd_dequeue: the oldest event, DAT_QUEUE_EMPTY when there is none,
  * DAT_INVALID_STATE / DAT_INVALID_STATE_EVD_WAITER while a thread waits
- * (dat_evd_dequeue(3)). Never blocks.
+ * (dat_evd_dequeue(3)), DAT_INVALID_STATE once the EVD overflowed.
+ * DAT_INVALID_PARAMETER without event (ARG2). Never blocks.
  */
 DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 {
@@ -419,7 +489,9 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 
 	pthread_mutex_lock(&evd->lock);
-	if (evd->waiters > 0)
+	if (evd->overflowed)
+		ret = SD_EVD_OVERFLOWED;
+	else if (evd->waiters > 0)
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
 	else if (evd->count == 0)
 		ret = SD_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
@@ -430,12 +502,61 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 }
 
 /*
- * dat_evd_wait: blocks until the EVD holds @threshold events, then takes
- * the oldest; *nmore is the number left. Returns DAT_TIMEOUT_EXPIRED when
- * @timeout (microseconds; DAT_TIMEOUT_INFINITE: none) passes first, with
- * *nmore set and nothing taken; DAT_INVALID_PARAMETER for a threshold
- * outside 1..qlen; DAT_INVALID_STATE with EVD_WAITER when another thread
- * waits, EVD_UNWAITABLE when the EVD is or becomes unwaitable; DAT_ABORT
+ * Whether dat_evd_wait may use a threshold above 1 on @evd (see the top:
+ * threshold and notification control do not mix). Returns DAT_SUCCESS,
+ * or DAT_INVALID_STATE with EVD_CONFIG_SOLICITED when an EP receives on
+ * @evd with DAT_COMPLETION_SOLICITED_WAIT_FLAG, EVD_CONFIG_NOTIFY when an
+ * EP completes receives or requests on it with
+ * DAT_COMPLETION_UNSIGNALLED_FLAG. Only DTO EVDs in use can be either.
+ * Takes ia->lock, then each EP's lock in turn (the lock order); the
+ * caller holds no lock. O(EPs of the IA), for thresholds above 1 only.
+ */
+static DAT_RETURN evd_threshold_allowed(struct sd_evd *evd)
+{
+	struct sd_ia *ia = evd->obj.ia;
+	DAT_RETURN ret = DAT_SUCCESS;
+	struct sd_list *pos;
+
+	if (!(evd->flags & DAT_EVD_DTO_FLAG))
+		return DAT_SUCCESS;
+	pthread_mutex_lock(&ia->lock);
+	if (evd->refs == 0)
+		goto out;
+	sd_list_for_each(pos, &ia->eps) {
+		struct sd_ep *ep = sd_container_of(pos, struct sd_ep, obj.node);
+		DAT_COMPLETION_FLAGS recv, req;
+
+		pthread_mutex_lock(&ep->lock);
+		recv = ep->recv_evd == evd ? ep->attr.recv_completion_flags : 0;
+		req = ep->req_evd == evd ? ep->attr.request_completion_flags : 0;
+		pthread_mutex_unlock(&ep->lock);
+		if (recv & DAT_COMPLETION_SOLICITED_WAIT_FLAG) {
+			ret = SD_ERR(DAT_INVALID_STATE,
+				     DAT_INVALID_STATE_EVD_CONFIG_SOLICITED);
+			break;
+		}
+		if ((recv | req) & DAT_COMPLETION_UNSIGNALLED_FLAG) {
+			ret = SD_ERR(DAT_INVALID_STATE,
+				     DAT_INVALID_STATE_EVD_CONFIG_NOTIFY);
+			break;
+		}
+	}
+out:
+	pthread_mutex_unlock(&ia->lock);
+	return ret;
+}
+
+/*
+ * dat_evd_wait: blocks until the EVD holds @threshold events and a
+ * notification event came (see the top), then takes the oldest; *nmore
+ * is the number left. Returns DAT_TIMEOUT_EXPIRED when @timeout
+ * (microseconds; DAT_TIMEOUT_INFINITE: none) passes first, with *nmore
+ * set and nothing taken. DAT_INVALID_PARAMETER for a threshold outside
+ * 1..qlen (ARG3) or no event (ARG4) or nmore (ARG5); DAT_INVALID_STATE
+ * with EVD_CONFIG_SOLICITED / EVD_CONFIG_NOTIFY for a threshold above 1
+ * on an EVD with notification control, with EVD_WAITER when another
+ * thread waits, with EVD_UNWAITABLE when the EVD is or becomes
+ * unwaitable, with no subtype when it overflowed or overflows; DAT_ABORT
  * when the IA is closed underneath. Sleeps on the condition variable, so
  * an infinite wait does not spin.
  */
@@ -444,20 +565,28 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			       DAT_COUNT *nmore)
 {
 	struct timespec deadline, *until = NULL;
+	DAT_RETURN ret = DAT_SUCCESS, config = DAT_SUCCESS;
 	struct sd_evd *evd;
-	DAT_RETURN ret = DAT_SUCCESS;
 
 	evd = evd_from_handle(evd_handle);
 	if (evd == NULL)
 		return SD_EVD_BAD_HANDLE;
+	if (threshold <= 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (event == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	if (nmore == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (threshold > 1)
+		config = evd_threshold_allowed(evd);	/* before evd->lock */
 
 	pthread_mutex_lock(&evd->lock);
-	if (threshold <= 0 || threshold > evd->qlen) {
+	if (threshold > evd->qlen) {
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto out;
+	}
+	if (evd->overflowed) {
+		ret = SD_EVD_OVERFLOWED;
 		goto out;
 	}
 	if (evd->waiters > 0) {
@@ -468,6 +597,10 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE);
 		goto out;
 	}
+	if (config != DAT_SUCCESS) {
+		ret = config;
+		goto out;
+	}
 	if (evd->count < threshold && timeout != 0) {
 		if (timeout != DAT_TIMEOUT_INFINITE) {
 			sd_deadline(&deadline, timeout);
@@ -476,14 +609,9 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		evd->waiters = 1;
 		evd->threshold = threshold;
 		evd->notified = false;
-		/*
-		 * Wake for a notification event once the threshold is met;
-		 * events that are not notifications (unsignalled DTOs,
-		 * receives without a solicited event on a SOLICITED_WAIT EP)
-		 * count towards it but do not end the wait (RECV-3, SRQ-3).
-		 */
+		evd->unwaited = false;
 		while ((evd->count < threshold || !evd->notified) &&
-		       evd->waitable && evd_alive(evd)) {
+		       !evd->unwaited && !evd->overflowed && evd_alive(evd)) {
 			if (sd_cond_wait_until(&evd->cond, &evd->lock,
 					       until) == ETIMEDOUT)
 				break;
@@ -495,7 +623,15 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			pthread_mutex_unlock(&evd->lock);
 			return SD_ERR(DAT_ABORT, DAT_NO_SUBTYPE);
 		}
-		if (evd->count < threshold && !evd->waitable) {
+		if (evd->overflowed) {
+			ret = SD_EVD_OVERFLOWED;
+			goto out;
+		}
+		/*
+		 * dat_evd_set_unwaitable(3): released, whatever arrived,
+		 * even if dat_evd_clear_unwaitable followed at once.
+		 */
+		if (evd->unwaited) {
 			ret = SD_ERR(DAT_INVALID_STATE,
 				     DAT_INVALID_STATE_EVD_UNWAITABLE);
 			goto out;
@@ -516,10 +652,11 @@ out:
 
 /*
  * dat_evd_post_se: queues a DAT_SOFTWARE_EVENT carrying the consumer's
- * pointer. DAT_INVALID_PARAMETER when the EVD was not created with
- * DAT_EVD_SOFTWARE_FLAG (arg 1, as OFED) or the event is missing or of
- * another number (arg 2); DAT_QUEUE_FULL when the ring is full, which is
- * not an overflow (dat_evd_post_se(3)).
+ * pointer; it is a notification event. DAT_INVALID_PARAMETER when the EVD
+ * was not created with DAT_EVD_SOFTWARE_FLAG (arg 1, as OFED) or the
+ * event is missing or of another number (arg 2); DAT_QUEUE_FULL when the
+ * ring is full, which is not an overflow (dat_evd_post_se(3)), and once
+ * the EVD overflowed (it takes no event any more).
  */
 DAT_RETURN DAT_API sd_evd_post_se(DAT_EVD_HANDLE evd_handle,
 				  const DAT_EVENT *event)
@@ -547,7 +684,11 @@ DAT_RETURN DAT_API sd_evd_post_se(DAT_EVD_HANDLE evd_handle,
 /* ------------------------------------------------------------------ */
 /* State: enable, waitable, CNO                                       */
 
-/* dat_evd_enable: arrivals trigger the CNO again; idempotent. */
+/*
+ * dat_evd_enable: later arrivals of notification events trigger the CNO
+ * again; events already queued do not (CNO-4). No effect on a direct
+ * waiter. Idempotent.
+ */
 DAT_RETURN DAT_API sd_evd_enable(DAT_EVD_HANDLE evd_handle)
 {
 	struct sd_evd *evd = evd_from_handle(evd_handle);
@@ -560,7 +701,11 @@ DAT_RETURN DAT_API sd_evd_enable(DAT_EVD_HANDLE evd_handle)
 	return DAT_SUCCESS;
 }
 
-/* dat_evd_disable: arrivals no longer trigger the CNO; waits go on. */
+/*
+ * dat_evd_disable: arrivals no longer trigger the CNO (CNO-3); a direct
+ * waiter is woken by its threshold as before, and events still queue.
+ * Idempotent.
+ */
 DAT_RETURN DAT_API sd_evd_disable(DAT_EVD_HANDLE evd_handle)
 {
 	struct sd_evd *evd = evd_from_handle(evd_handle);
@@ -575,7 +720,9 @@ DAT_RETURN DAT_API sd_evd_disable(DAT_EVD_HANDLE evd_handle)
 
 /*
  * dat_evd_set_unwaitable: later waits fail and the current waiter returns
- * DAT_INVALID_STATE at once; events still arrive and trigger the CNO.
+ * DAT_INVALID_STATE / EVD_UNWAITABLE at once, even if its threshold was
+ * just met (dat_evd_set_unwaitable(3)); events still arrive, can be
+ * dequeued and trigger the CNO (CNO-5). Idempotent.
  */
 DAT_RETURN DAT_API sd_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
 {
@@ -585,8 +732,10 @@ DAT_RETURN DAT_API sd_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
 		return SD_EVD_BAD_HANDLE;
 	pthread_mutex_lock(&evd->lock);
 	evd->waitable = false;
-	if (evd->waiters > 0)
+	if (evd->waiters > 0) {
+		evd->unwaited = true;
 		pthread_cond_signal(&evd->cond);
+	}
 	pthread_mutex_unlock(&evd->lock);
 	return DAT_SUCCESS;
 }
@@ -605,8 +754,9 @@ DAT_RETURN DAT_API sd_evd_clear_unwaitable(DAT_EVD_HANDLE evd_handle)
 }
 
 /*
- * dat_evd_modify_cno: later notifications go to @cno_handle (NULL: none).
- * DAT_INVALID_HANDLE for a CNO that is not one of the EVD's IA.
+ * dat_evd_modify_cno: triggers after the return go to @cno_handle (NULL:
+ * none; CNO-6). A trigger the old CNO already holds stays there, naming
+ * this EVD. DAT_INVALID_HANDLE for a CNO that is not one of the EVD's IA.
  */
 DAT_RETURN DAT_API sd_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 				     DAT_CNO_HANDLE cno_handle)
@@ -668,10 +818,13 @@ DAT_RETURN DAT_API sd_evd_query(DAT_EVD_HANDLE evd_handle,
 
 /*
  * dat_evd_resize: a new ring of @qlen events holding the queued ones in
- * order. DAT_INVALID_PARAMETER for qlen outside 1..SD_MAX_EVD_QLEN (as
- * OFED), DAT_INVALID_STATE when more events are queued than fit or while
- * a thread waits, DAT_INSUFFICIENT_RESOURCES without memory. A resize
- * re-arms the overflow report. Consumer threads only (it allocates).
+ * order (dat_evd_resize(3): none is lost). DAT_INVALID_PARAMETER for qlen
+ * outside 1..SD_MAX_EVD_QLEN (ARG2; above max_evd_qlen as OFED);
+ * DAT_INVALID_STATE, the EVD unchanged, when more events are queued than
+ * @qlen holds (dat_evd_resize(3)), with EVD_WAITER while a thread waits
+ * (as OFED), and once the EVD overflowed; DAT_INSUFFICIENT_RESOURCES
+ * without memory. A wait threshold is checked against the new length.
+ * Consumer threads only (it allocates).
  */
 DAT_RETURN DAT_API sd_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 {
@@ -689,8 +842,9 @@ DAT_RETURN DAT_API sd_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 
 	pthread_mutex_lock(&evd->lock);
-	if (evd->waiters > 0 || evd->count > qlen) {
-		DAT_RETURN ret = evd->waiters > 0 ?
+	if (evd->overflowed || evd->waiters > 0 || evd->count > qlen) {
+		DAT_RETURN ret = evd->overflowed ? SD_EVD_OVERFLOWED :
+			evd->waiters > 0 ?
 			SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER) :
 			SD_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 
@@ -705,7 +859,6 @@ DAT_RETURN DAT_API sd_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 	evd->qlen = qlen;
 	evd->head = 0;
 	evd->count = n;
-	evd->overflowed = false;
 	pthread_mutex_unlock(&evd->lock);
 	free(old);
 	return DAT_SUCCESS;

@@ -42,6 +42,7 @@
 
 #include "softdapl.h"
 #include "entry.h"
+#include "ext.h"
 
 static pthread_mutex_t ias_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sd_list ias = { &ias, &ias };		/* ias_lock */
@@ -252,6 +253,7 @@ static void ia_teardown(struct sd_ia *ia)
 				    &ia->cnos };
 	size_t i;
 
+	sd_ud_ia_close(ia);	/* the IB extension's UD objects (udcm.c) */
 	sd_ep_destroy_all(ia);
 	for (i = 0; i < SD_ARRAY_SIZE(lists); i++) {
 		for (;;) {
@@ -323,6 +325,8 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	sd_list_init(&ia->rsps);
 	sd_list_init(&ia->crs);
 	sd_list_init(&ia->srqs);
+	sd_list_init(&ia->ud_eps);
+	sd_list_init(&ia->ud_crs);
 	if (getrandom(&ia->ctx_seed, sizeof(ia->ctx_seed), 0) !=
 	    (ssize_t)sizeof(ia->ctx_seed)) {
 		ret = SD_ERR(DAT_INTERNAL_ERROR, 0);
@@ -384,7 +388,8 @@ static bool ia_in_use(const struct sd_ia *ia)
 {
 	const struct sd_list *lists[] = { &ia->pzs, &ia->lmrs, &ia->rmrs,
 					  &ia->cnos, &ia->eps, &ia->psps,
-					  &ia->rsps, &ia->crs, &ia->srqs };
+					  &ia->rsps, &ia->crs, &ia->srqs,
+					  &ia->ud_eps, &ia->ud_crs };
 	size_t i;
 
 	for (i = 0; i < SD_ARRAY_SIZE(lists); i++)
@@ -442,12 +447,21 @@ DAT_RETURN DAT_API sd_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 /* Query                                                              */
 
 /*
- * Named attributes dtest and dtestx look for. No DAT extension is
- * implemented, so no atomics or immediate data are advertised.
+ * Named attributes dtest and dtestx look for. The IB extension (ext.h)
+ * advertises what it implements, by the names of dat_ib_extensions.h, as
+ * OFED does: RDMA write with immediate data and the atomics (the data
+ * path: post.c, rx.c; dtestx skips the atomics unless they are TRUE),
+ * unreliable datagrams (ud.c) and counters (counters.c; dtestx -p looks
+ * for the name). Not the MPI collectives (ext.c refuses them).
  */
 static DAT_NAMED_ATTR provider_specific[] = {
 	{ "DAT_IB_RDMA_READ", "TRUE" },
-	{ "DAT_EXTENSION_INTERFACE", "FALSE" },
+	{ "DAT_EXTENSION_INTERFACE", "TRUE" },
+	{ DAT_IB_ATTR_IMMED_DATA, "TRUE" },
+	{ DAT_IB_ATTR_FETCH_AND_ADD, "TRUE" },
+	{ DAT_IB_ATTR_CMP_AND_SWAP, "TRUE" },
+	{ DAT_IB_ATTR_UD, "TRUE" },
+	{ DAT_IB_ATTR_COUNTERS, "TRUE" },
 	{ "SOFTDAPL_TRANSPORT", "tcp" },
 };
 
@@ -465,7 +479,8 @@ static const DAT_PROVIDER_ATTR provider_attr_template = {
 	.provider_version_minor = SD_VERSION_MINOR,
 	.dapl_version_major = 2,
 	.dapl_version_minor = 0,
-	.lmr_mem_types_supported = DAT_MEM_TYPE_VIRTUAL,
+	.lmr_mem_types_supported = DAT_MEM_TYPE_VIRTUAL | DAT_MEM_TYPE_LMR |
+		DAT_MEM_TYPE_SHARED_VIRTUAL,
 	.iov_ownership_on_return = DAT_IOV_CONSUMER,
 	.dat_qos_supported = DAT_QOS_BEST_EFFORT,
 	.completion_flags_supported = DAT_COMPLETION_SUPPRESS_FLAG |
@@ -489,16 +504,16 @@ static const DAT_PROVIDER_ATTR provider_attr_template = {
 		{ DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE },
 	},
 	.srq_supported = DAT_TRUE,
-	/* srq.c and ep.c raise these when watermarks and recv info land. */
-	.srq_watermarks_supported = 0,
+	/* srq.c: dat_srq_set_lw; ep.c: dat_ep_set_watermark, _recv_query. */
+	.srq_watermarks_supported = 1,
 	.srq_ep_pz_difference_supported = DAT_FALSE,
-	.srq_info_supported = 0,
-	.ep_recv_info_supported = 0,
+	.srq_info_supported = 1,
+	.ep_recv_info_supported = 1,
 	.lmr_sync_req = DAT_FALSE,
 	.dto_async_return_guaranteed = DAT_FALSE,
 	.rdma_write_for_rdma_read_req = DAT_FALSE,
 	.rdma_read_lmr_rmr_context_exposure = DAT_FALSE,
-	.rmr_scope_supported = DAT_RMR_SCOPE_EP,
+	.rmr_scope_supported = DAT_RMR_SCOPE_ANY,
 	.is_signal_safe = DAT_FALSE,
 	.ha_supported = DAT_FALSE,
 	.ha_loadbalancing = DAT_HA_LB_NONE,
@@ -522,7 +537,7 @@ static DAT_COUNT max_eps(void)
 	return n > SD_MAX_EPS ? SD_MAX_EPS : (DAT_COUNT)n;
 }
 
-static void fill_ia_attr(struct sd_ia *ia, DAT_IA_ATTR *a)
+static void fill_ia_attr(const struct sd_ia_addr *addr, DAT_IA_ATTR *a)
 {
 	memset(a, 0, sizeof(*a));
 	snprintf(a->adapter_name, sizeof(a->adapter_name), "%s", SD_PROVIDER_NAME);
@@ -531,7 +546,7 @@ static void fill_ia_attr(struct sd_ia *ia, DAT_IA_ATTR *a)
 	a->hardware_version_minor = 0;
 	a->firmware_version_major = SD_VERSION_MAJOR;
 	a->firmware_version_minor = SD_VERSION_MINOR;
-	a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->addr.ss;
+	a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)(uintptr_t)&addr->ss;
 	a->max_eps = max_eps();
 	a->max_dto_per_ep = SD_MAX_DTO_PER_EP;
 	a->max_rdma_read_per_ep_in = SD_MAX_RDMA_READ_PER_EP;
@@ -559,8 +574,9 @@ static void fill_ia_attr(struct sd_ia *ia, DAT_IA_ATTR *a)
 	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
 	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
 	a->zb_supported = DAT_FALSE;
-	a->extension_supported = DAT_EXTENSION_NONE;
-	a->extension_version = 0;
+	/* The IB extensions, at OFED 2.1.10's level (ext.h). */
+	a->extension_supported = DAT_EXTENSION_IB;
+	a->extension_version = SD_EXT_VERSION;
 	a->num_transport_attr = 0;
 	a->transport_attr = NULL;
 	a->num_vendor_attr = 0;
@@ -589,12 +605,18 @@ DAT_RETURN DAT_API sd_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_ev
 			*async_evd = ia->async_evd;
 		pthread_mutex_unlock(&ia->lock);
 	}
+	sd_ia_attr_fill(&ia->addr, ia_attr, provider_attr);
+	return DAT_SUCCESS;
+}
+
+void sd_ia_attr_fill(const struct sd_ia_addr *addr, DAT_IA_ATTR *ia_attr,
+		     DAT_PROVIDER_ATTR *provider_attr)
+{
 	if (ia_attr != NULL)
-		fill_ia_attr(ia, ia_attr);
+		fill_ia_attr(addr, ia_attr);
 	if (provider_attr != NULL)
 		memcpy(provider_attr, &provider_attr_template,
 		       sizeof(*provider_attr));
-	return DAT_SUCCESS;
 }
 
 /*

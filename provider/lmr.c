@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * LMRs: registered memory, its contexts, and the checks the data path
- * makes against them.
+ * makes against them (for LMR contexts and, through the same table, RMR
+ * contexts: rmr.c).
  *
  * Registration pins nothing (the memory is the consumer's and we copy
  * through it in software); it records the region, checks that it is
@@ -9,28 +10,61 @@
  * segments name (DAT_LMR_TRIPLET) and an rmr_context that a peer names in
  * RDMA requests. They differ, so a consumer who mixes them up is told.
  *
- * Context format (the IA's table, ia->ctx_table, under ia->lock):
+ * Memory types (provider attribute lmr_mem_types_supported says all
+ * three):
+ *
+ *   DAT_MEM_TYPE_VIRTUAL         a range of the consumer's address space.
+ *   DAT_MEM_TYPE_LMR             a new registration of an existing LMR's
+ *                                whole region (dat_lmr_create(3): the
+ *                                length is ignored), with its own PZ,
+ *                                privileges and contexts. The parent
+ *                                cannot be freed while it exists
+ *                                (DAT_INVALID_STATE_LMR_IN_USE).
+ *   DAT_MEM_TYPE_SHARED_VIRTUAL  memory the consumer mapped shared
+ *                                (MAP_SHARED: POSIX or System V shared
+ *                                memory, a shared file mapping), named by
+ *                                a 40-byte DAT_LMR_COOKIE. The provider
+ *                                moves data with the CPU through the
+ *                                consumer's own mapping, so every process
+ *                                that maps the same object sees what
+ *                                RDMA placed, and needs nothing more:
+ *                                the registration is that of the range,
+ *                                checked to be a shared mapping
+ *                                (/proc/self/maps; else DAT_INVALID_STATE,
+ *                                as dat_lmr_create(3) says), and the
+ *                                cookie is kept (all 40 bytes, never read
+ *                                as a string) and returned by
+ *                                dat_lmr_query. Registrations with the
+ *                                same cookie are separate LMRs, each with
+ *                                its own contexts.
+ *
+ * Context format (the IA's table, ia->ctx_table, under the memory lock):
  *
  *	bits 31..18	slot index, 1..SD_MAX_LMRS (0 is never used, so
  *			no context is 0)
  *	bits 17..0	tag = P(2 * gen + kind), kind 0 for lmr_context,
  *			1 for rmr_context
  *
- * gen counts the registrations the slot has held, and P is a bijection on
- * 18 bits keyed by the IA's random ctx_seed (getrandom) and the slot index
- * (a four-round Feistel network). A context thus reveals nothing about the
- * next one of its slot, and as gen only grows, a freed context never
- * matches again: a slot whose 2^17 generations are used up is retired.
- * Lookups are O(1): index, then compare the whole context.
+ * gen counts the registrations the slot has held (for an RMR's slot: the
+ * binds of the RMR), and P is a bijection on 18 bits keyed by the IA's
+ * random ctx_seed (getrandom) and the slot index (a four-round Feistel
+ * network). A context thus reveals nothing about the next one of its
+ * slot, and as gen only grows, a freed context never matches again: a
+ * slot whose 2^17 generations are used up is retired. Lookups are O(1):
+ * index, then compare the whole context with the current one of the
+ * slot's LMR or RMR.
  *
  * Free slots are taken round robin, so a slot is reused as late as
  * possible. The table starts small and doubles up to SD_MAX_LMRS + 1.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <dat2/dat_ib_extensions.h>
 
 #include "softdapl.h"
 #include "entry.h"
@@ -46,13 +80,25 @@
 _Static_assert(CTX_SLOTS_MAX == 1u << (32 - CTX_TAG_BITS),
 	       "SD_MAX_LMRS must fill the context's index bits");
 
+/* The remote privileges an LMR or an RMR may grant. */
+#define REMOTE_PRIVS	(DAT_MEM_PRIV_REMOTE_READ_FLAG | \
+			 DAT_MEM_PRIV_REMOTE_WRITE_FLAG | \
+			 DAT_IB_MEM_PRIV_REMOTE_ATOMIC)
+/* Every privilege dat_lmr_create accepts: DAT's and the IB extension's. */
+#define LMR_PRIVS	(DAT_MEM_PRIV_ALL_FLAG | DAT_IB_MEM_PRIV_REMOTE_ATOMIC)
+
+pthread_mutex_t sd_mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A slot holds an LMR, an RMR, or nothing. */
 struct sd_ctx_slot {
-	struct sd_lmr	*lmr;	/* ia->lock; NULL when free */
-	uint32_t	gen;	/* ia->lock; registrations held; CTX_GEN_MAX: retired */
+	struct sd_lmr	*lmr;	/* memory lock; NULL when not an LMR's */
+	struct sd_rmr	*rmr;	/* memory lock; NULL when not an RMR's */
+	uint32_t	gen;	/* memory lock; generations used; >= CTX_GEN_MAX:
+				 * retired */
 };
 
 struct sd_ctx_table {
-	uint32_t		next;	/* ia->lock; where the next search starts */
+	uint32_t		next;	/* memory lock; where the next search starts */
 	struct sd_ctx_slot	slot[];	/* ia->ctx_size slots */
 };
 
@@ -89,26 +135,46 @@ static uint32_t ctx_make(const struct sd_ia *ia, uint32_t index, uint32_t gen,
 	return (index << CTX_TAG_BITS) | ctx_tag(ia->ctx_seed, index, 2 * gen + kind);
 }
 
-/* The live LMR whose lmr_context (@remote false) or rmr_context is @ctx. */
-static struct sd_lmr *ctx_find(const struct sd_ia *ia, uint32_t ctx, bool remote)
+/* The slot of @ctx's index, or NULL. Memory lock held. */
+static struct sd_ctx_slot *ctx_slot(const struct sd_ia *ia, uint32_t ctx)
 {
 	uint32_t index = ctx >> CTX_TAG_BITS;
-	struct sd_lmr *lmr;
 
 	if (index == 0 || index >= ia->ctx_size)
 		return NULL;
-	lmr = ia->ctx_table->slot[index].lmr;
+	return &ia->ctx_table->slot[index];
+}
+
+/*
+ * The live LMR whose lmr_context (@remote false) or rmr_context is @ctx.
+ * Memory lock held.
+ */
+static struct sd_lmr *ctx_find(const struct sd_ia *ia, uint32_t ctx, bool remote)
+{
+	struct sd_ctx_slot *s = ctx_slot(ia, ctx);
+	struct sd_lmr *lmr = s != NULL ? s->lmr : NULL;
+
 	if (lmr == NULL ||
 	    (remote ? lmr->rmr_context : lmr->lmr_context) != ctx)
 		return NULL;
 	return lmr;
 }
 
+struct sd_rmr *sd_ctx_find_rmr(const struct sd_ia *ia, DAT_RMR_CONTEXT ctx)
+{
+	struct sd_ctx_slot *s = ctx_slot(ia, ctx);
+	struct sd_rmr *rmr = s != NULL ? s->rmr : NULL;
+
+	if (rmr == NULL || rmr->lmr == NULL || rmr->rmr_context != ctx)
+		return NULL;
+	return rmr;
+}
+
 /*
- * Takes a slot for @lmr and sets its contexts. ia->lock held. Returns 0 or
- * -ENOMEM (no memory, or every slot is in use or retired).
+ * Takes a free slot (growing the table if @grow) and returns its index,
+ * or 0 (no memory, or every slot is in use or retired). Memory lock held.
  */
-static int ctx_alloc(struct sd_ia *ia, struct sd_lmr *lmr)
+static uint32_t ctx_take(struct sd_ia *ia, bool grow)
 {
 	struct sd_ctx_table *t = ia->ctx_table;
 	uint32_t i, index = 0;
@@ -116,21 +182,22 @@ static int ctx_alloc(struct sd_ia *ia, struct sd_lmr *lmr)
 	for (i = 0; t != NULL && i < ia->ctx_size; i++) {
 		uint32_t k = (t->next + i) % ia->ctx_size;
 
-		if (k != 0 && t->slot[k].lmr == NULL && t->slot[k].gen < CTX_GEN_MAX) {
+		if (k != 0 && t->slot[k].lmr == NULL && t->slot[k].rmr == NULL &&
+		    t->slot[k].gen < CTX_GEN_MAX) {
 			index = k;
 			break;
 		}
 	}
-	if (index == 0) {
+	if (index == 0 && grow) {
 		uint32_t size = ia->ctx_size ? ia->ctx_size * 2 : CTX_SLOTS_MIN;
 
 		if (ia->ctx_size >= CTX_SLOTS_MAX)
-			return -ENOMEM;
+			return 0;
 		if (size > CTX_SLOTS_MAX)
 			size = CTX_SLOTS_MAX;
 		t = realloc(t, sizeof(*t) + size * sizeof(t->slot[0]));
 		if (t == NULL)
-			return -ENOMEM;
+			return 0;
 		memset(&t->slot[ia->ctx_size], 0,
 		       (size - ia->ctx_size) * sizeof(t->slot[0]));
 		index = ia->ctx_size ? ia->ctx_size : 1;
@@ -139,20 +206,76 @@ static int ctx_alloc(struct sd_ia *ia, struct sd_lmr *lmr)
 		ia->ctx_table = t;
 		ia->ctx_size = size;
 	}
-	t->slot[index].lmr = lmr;
-	t->next = index + 1;
-	lmr->lmr_context = ctx_make(ia, index, t->slot[index].gen, 0);
-	lmr->rmr_context = ctx_make(ia, index, t->slot[index].gen, 1);
+	if (index != 0)
+		t->next = index + 1;
+	return index;
+}
+
+/*
+ * Takes a slot for @lmr and sets its contexts. Memory lock held. Returns
+ * 0 or -ENOMEM (no memory, or every slot is in use or retired).
+ */
+static int ctx_alloc(struct sd_ia *ia, struct sd_lmr *lmr)
+{
+	uint32_t index = ctx_take(ia, true);
+	struct sd_ctx_slot *s;
+
+	if (index == 0)
+		return -ENOMEM;
+	s = &ia->ctx_table->slot[index];
+	s->lmr = lmr;
+	lmr->lmr_context = ctx_make(ia, index, s->gen, 0);
+	lmr->rmr_context = ctx_make(ia, index, s->gen, 1);
 	return 0;
 }
 
-/* Releases @lmr's slot; its contexts never match again. ia->lock held. */
+/* Releases @lmr's slot; its contexts never match again. Memory lock held. */
 static void ctx_release(struct sd_ia *ia, struct sd_lmr *lmr)
 {
-	uint32_t index = lmr->lmr_context >> CTX_TAG_BITS;
+	struct sd_ctx_slot *s = ctx_slot(ia, lmr->lmr_context);
 
-	ia->ctx_table->slot[index].lmr = NULL;
-	ia->ctx_table->slot[index].gen++;
+	s->lmr = NULL;
+	s->gen++;
+}
+
+int sd_ctx_alloc_rmr(struct sd_ia *ia, struct sd_rmr *rmr)
+{
+	uint32_t index = ctx_take(ia, true);
+
+	if (index == 0)
+		return -ENOMEM;
+	ia->ctx_table->slot[index].rmr = rmr;
+	rmr->slot = index;
+	return 0;
+}
+
+void sd_ctx_release_rmr(struct sd_ia *ia, struct sd_rmr *rmr)
+{
+	struct sd_ctx_slot *s = &ia->ctx_table->slot[rmr->slot];
+
+	s->rmr = NULL;
+	s->gen++;
+}
+
+DAT_RMR_CONTEXT sd_ctx_next_rmr(struct sd_ia *ia, struct sd_rmr *rmr)
+{
+	struct sd_ctx_slot *s = &ia->ctx_table->slot[rmr->slot];
+	uint32_t index;
+
+	if (s->gen >= CTX_GEN_MAX) {
+		/*
+		 * This slot has used up its generations. Move to a free slot
+		 * (no growth: this is the post path) unless a bind still in
+		 * flight holds a context of this one.
+		 */
+		if (rmr->pending > 0 || (index = ctx_take(ia, false)) == 0)
+			return 0;
+		s->rmr = NULL;
+		ia->ctx_table->slot[index].rmr = rmr;
+		rmr->slot = index;
+		s = &ia->ctx_table->slot[index];
+	}
+	return ctx_make(ia, rmr->slot, s->gen++, 1);
 }
 
 /*
@@ -178,6 +301,46 @@ static bool is_mapped(const char *addr, uint64_t len)
 	return true;
 }
 
+/*
+ * True when [addr, addr + len) lies in mappings shared with other
+ * processes (the 's' of /proc/self/maps: MAP_SHARED). Reads the maps of
+ * the process, which lists them in address order. Registration only:
+ * it allocates (stdio).
+ */
+static bool is_shared(const char *addr, uint64_t len)
+{
+	uintptr_t cur = (uintptr_t)addr, end = (uintptr_t)addr + len;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	bool ok = false;
+
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long lo, hi;
+		char perms[8];
+		size_t n = strlen(line);
+
+		/* A line longer than the buffer: skip the rest of it. */
+		while (n > 0 && line[n - 1] != '\n' &&
+		       fgets(line, sizeof(line), f) != NULL)
+			n = strlen(line);
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3)
+			continue;
+		if (hi <= cur)
+			continue;
+		if (lo > cur || strlen(perms) < 4 || perms[3] != 's')
+			break;		/* a hole or a private mapping */
+		cur = hi;
+		if (cur >= end) {
+			ok = true;
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
 static struct sd_lmr *lmr_of(DAT_LMR_HANDLE h)
 {
 	struct sd_obj *obj = sd_obj_check(h, SD_MAGIC_LMR);
@@ -186,11 +349,18 @@ static struct sd_lmr *lmr_of(DAT_LMR_HANDLE h)
 }
 
 /*
- * DAT_MEM_TYPE_VIRTUAL only: DAT_MEM_TYPE_LMR and _SHARED_VIRTUAL are
- * DAT_NOT_IMPLEMENTED for now. Zero-based addressing (DAT_VA_TYPE_ZB) is
- * not supported (ia_attr.zb_supported is false). The contexts and the
- * registered length and address are optional outputs; the region
- * registered is exactly the one asked for.
+ * The three memory types of the top of the file. Zero-based addressing
+ * (DAT_VA_TYPE_ZB) is not supported (ia_attr.zb_supported is false).
+ * Privileges are DAT_MEM_PRIV_ALL_FLAG's bits and the IB extension's
+ * DAT_IB_MEM_PRIV_REMOTE_ATOMIC. The contexts and the registered length
+ * and address are optional outputs; the region registered is exactly the
+ * one asked for (for DAT_MEM_TYPE_LMR, the parent's).
+ *
+ * Argument errors, in this order: the IA, the type (ARG2), the region
+ * (ARG3: NULL address or cookie, an unmapped range; DAT_INVALID_HANDLE_LMR
+ * for a bad parent), the length (ARG4), the PZ, the privileges (ARG6),
+ * va_type (ARG7), lmr_handle (ARG8); then DAT_INVALID_STATE for shared
+ * memory that is not mapped shared.
  */
 DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 				 DAT_REGION_DESCRIPTION region, DAT_VLEN length,
@@ -203,16 +373,35 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 {
 	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
 	struct sd_obj *pz_obj = sd_obj_check(pz_handle, SD_MAGIC_PZ);
+	struct sd_lmr *parent = NULL;
 	struct sd_pz *pz;
 	struct sd_lmr *lmr;
-	char *addr = region.for_va;
+	const char *cookie = NULL;
+	char *addr;
+	int err;
 
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	if (mem_type == DAT_MEM_TYPE_LMR || mem_type == DAT_MEM_TYPE_SHARED_VIRTUAL)
-		return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
-	if (mem_type != DAT_MEM_TYPE_VIRTUAL)
+	switch (mem_type) {
+	case DAT_MEM_TYPE_VIRTUAL:
+		addr = region.for_va;
+		break;
+	case DAT_MEM_TYPE_LMR:
+		parent = lmr_of(region.for_lmr_handle);
+		if (parent == NULL || parent->obj.ia != ia)
+			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+		addr = parent->addr;
+		length = parent->len;	/* dat_lmr_create(3): ignored */
+		break;
+	case DAT_MEM_TYPE_SHARED_VIRTUAL:
+		addr = region.for_shared_memory.virtual_address;
+		if (region.for_shared_memory.shared_memory_id == NULL)
+			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		cookie = *region.for_shared_memory.shared_memory_id;
+		break;
+	default:
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
 	if (addr == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (length == 0 || length > UINTPTR_MAX - (uintptr_t)addr)
@@ -220,16 +409,21 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	if (pz_obj == NULL || pz_obj->ia != ia)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	pz = sd_container_of(pz_obj, struct sd_pz, obj);
-	if (priv & ~DAT_MEM_PRIV_ALL_FLAG)
+	if (priv & ~LMR_PRIVS)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (va_type != DAT_VA_TYPE_VA)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
 	if (lmr_handle == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
-	if (!is_mapped(addr, length)) {
+	if (parent == NULL && !is_mapped(addr, length)) {
 		sd_dbg("lmr_create: [%p, +%llu) is not all mapped", (void *)addr,
 		       (unsigned long long)length);
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	}
+	if (cookie != NULL && !is_shared(addr, length)) {
+		sd_dbg("lmr_create: [%p, +%llu) is not mapped shared",
+		       (void *)addr, (unsigned long long)length);
+		return SD_ERR(DAT_INVALID_STATE, 0);
 	}
 
 	lmr = calloc(1, sizeof(*lmr));
@@ -242,9 +436,17 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	lmr->priv = priv;
 	lmr->mem_type = mem_type;
 	lmr->va_type = va_type;
+	lmr->parent = parent;
+	if (cookie != NULL)
+		memcpy(lmr->cookie, cookie, sizeof(lmr->cookie));
 
 	pthread_mutex_lock(&ia->lock);
-	if (ctx_alloc(ia, lmr) != 0) {
+	pthread_mutex_lock(&sd_mem_lock);
+	err = ctx_alloc(ia, lmr);
+	if (err == 0 && parent != NULL)
+		parent->refs++;
+	pthread_mutex_unlock(&sd_mem_lock);
+	if (err != 0) {
 		pthread_mutex_unlock(&ia->lock);
 		free(lmr);
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -266,6 +468,11 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	return DAT_SUCCESS;
 }
 
+/*
+ * The region description is the one given: the parent LMR's handle for
+ * DAT_MEM_TYPE_LMR, the address and (a pointer to the provider's copy of)
+ * the cookie for shared memory.
+ */
 DAT_RETURN DAT_API sd_lmr_query(DAT_LMR_HANDLE lmr_handle,
 				DAT_LMR_PARAM_MASK mask, DAT_LMR_PARAM *param)
 {
@@ -280,7 +487,19 @@ DAT_RETURN DAT_API sd_lmr_query(DAT_LMR_HANDLE lmr_handle,
 	memset(param, 0, sizeof(*param));
 	param->ia_handle = sd_ia_handle(lmr->obj.ia);
 	param->mem_type = lmr->mem_type;
-	param->region_desc.for_va = lmr->addr;
+	switch (lmr->mem_type) {
+	case DAT_MEM_TYPE_LMR:
+		param->region_desc.for_lmr_handle = lmr->parent;
+		break;
+	case DAT_MEM_TYPE_SHARED_VIRTUAL:
+		param->region_desc.for_shared_memory.virtual_address = lmr->addr;
+		param->region_desc.for_shared_memory.shared_memory_id =
+			&lmr->cookie;
+		break;
+	default:
+		param->region_desc.for_va = lmr->addr;
+		break;
+	}
 	param->length = lmr->len;
 	param->pz_handle = lmr->pz;
 	param->mem_priv = lmr->priv;
@@ -292,10 +511,16 @@ DAT_RETURN DAT_API sd_lmr_query(DAT_LMR_HANDLE lmr_handle,
 	return DAT_SUCCESS;
 }
 
-/* Unlists @lmr and frees it; ia->lock held, released here. */
+/*
+ * Unlists @lmr and frees it; ia->lock and the memory lock held, both
+ * released here.
+ */
 static void lmr_release(struct sd_ia *ia, struct sd_lmr *lmr)
 {
 	ctx_release(ia, lmr);
+	if (lmr->parent != NULL)
+		lmr->parent->refs--;
+	pthread_mutex_unlock(&sd_mem_lock);
 	lmr->pz->refs--;
 	sd_list_del(&lmr->obj.node);
 	lmr->obj.magic = SD_MAGIC_DEAD;
@@ -303,7 +528,11 @@ static void lmr_release(struct sd_ia *ia, struct sd_lmr *lmr)
 	free(lmr);
 }
 
-/* DAT_INVALID_STATE while a peer's RDMA is placing into or reading it. */
+/*
+ * DAT_INVALID_STATE (DAT_INVALID_STATE_LMR_IN_USE) while an LMR made over
+ * it exists, an RMR is bound or being bound to it, or a peer's RDMA is
+ * placing into or reading it.
+ */
 DAT_RETURN DAT_API sd_lmr_free(DAT_LMR_HANDLE lmr_handle)
 {
 	struct sd_lmr *lmr = lmr_of(lmr_handle);
@@ -313,7 +542,9 @@ DAT_RETURN DAT_API sd_lmr_free(DAT_LMR_HANDLE lmr_handle)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
 	ia = lmr->obj.ia;
 	pthread_mutex_lock(&ia->lock);
-	if (lmr->busy > 0) {
+	pthread_mutex_lock(&sd_mem_lock);
+	if (lmr->busy > 0 || lmr->refs > 0) {
+		pthread_mutex_unlock(&sd_mem_lock);
 		pthread_mutex_unlock(&ia->lock);
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE);
 	}
@@ -321,23 +552,48 @@ DAT_RETURN DAT_API sd_lmr_free(DAT_LMR_HANDLE lmr_handle)
 	return DAT_SUCCESS;
 }
 
+/*
+ * ia_close: whatever its references. RMRs are gone already; LMRs made
+ * over this one forget it (they are destroyed next, and must not count
+ * down a freed parent).
+ */
 void sd_lmr_destroy(struct sd_lmr *lmr)
 {
 	struct sd_ia *ia = lmr->obj.ia;
+	struct sd_list *pos;
 
 	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&sd_mem_lock);
+	if (lmr->refs > 0) {
+		sd_list_for_each(pos, &ia->lmrs) {
+			struct sd_lmr *c = sd_container_of(pos, struct sd_lmr,
+							   obj.node);
+
+			if (c->parent == lmr)
+				c->parent = NULL;
+		}
+	}
 	lmr_release(ia, lmr);
 }
 
 /*
- * True when [va, va + len) lies inside @lmr; overflow-safe for any va and
- * len (nothing is added that could wrap).
+ * True when [va, va + len) lies inside [start, start + size); overflow
+ * safe for any va and len (nothing is added that could wrap).
  */
+static bool in_range(uint64_t start, uint64_t size, uint64_t va, uint64_t len)
+{
+	return va >= start && len <= size && va - start <= size - len;
+}
+
 static bool in_region(const struct sd_lmr *lmr, uint64_t va, uint64_t len)
 {
-	uint64_t start = (uint64_t)(uintptr_t)lmr->addr;
+	return in_range((uint64_t)(uintptr_t)lmr->addr, lmr->len, va, len);
+}
 
-	return va >= start && len <= lmr->len && va - start <= lmr->len - len;
+/* The memory at address @va of @lmr (checked to be inside). */
+static char *lmr_at(const struct sd_lmr *lmr, uint64_t va)
+{
+	return lmr->addr + (va - (uint64_t)(uintptr_t)lmr->addr);
 }
 
 DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
@@ -353,7 +609,7 @@ DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
 		sge->len = 0;
 		return DAT_SUCCESS;
 	}
-	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&sd_mem_lock);
 	lmr = ctx_find(ia, t->lmr_context, false);
 	if (lmr == NULL || (lmr->priv & need) != need)	/* COMMON-7 */
 		ret = SD_ERR(DAT_PRIVILEGES_VIOLATION,
@@ -364,20 +620,58 @@ DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
 	else if (!in_region(lmr, t->virtual_address, t->segment_length))
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3); /* COMMON-5 */
 	else {
-		sge->addr = lmr->addr + (t->virtual_address -
-					 (uint64_t)(uintptr_t)lmr->addr);
+		sge->addr = lmr_at(lmr, t->virtual_address);
 		sge->len = t->segment_length;
 	}
-	pthread_mutex_unlock(&ia->lock);
+	pthread_mutex_unlock(&sd_mem_lock);
 	return ret;
 }
 
-int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
+/* What a remote context grants: found under the memory lock. */
+struct grant {
+	struct sd_lmr		*lmr;	/* whose memory it is */
+	struct sd_pz		*pz;
+	DAT_MEM_PRIV_FLAGS	priv;	/* remote privileges */
+	uint64_t		start, size;
+};
+
+/*
+ * The grant of remote context @ctx for EP @ep_id: an LMR's rmr_context,
+ * or the current context of a bound RMR (of PZ scope, or of EP scope
+ * bound through @ep_id). False if none. Memory lock held.
+ */
+static bool grant_of(const struct sd_ia *ia, uint32_t ctx, uint64_t ep_id,
+		     struct grant *g)
+{
+	struct sd_lmr *lmr = ctx_find(ia, ctx, true);
+	struct sd_rmr *rmr;
+
+	if (lmr != NULL) {
+		g->lmr = lmr;
+		g->pz = lmr->pz;
+		g->priv = lmr->priv & REMOTE_PRIVS;
+		g->start = (uint64_t)(uintptr_t)lmr->addr;
+		g->size = lmr->len;
+		return true;
+	}
+	rmr = sd_ctx_find_rmr(ia, ctx);
+	if (rmr == NULL ||
+	    (rmr->scope == DAT_RMR_SCOPE_EP && (ep_id == 0 || rmr->ep_id != ep_id)))
+		return false;
+	g->lmr = rmr->lmr;
+	g->pz = rmr->pz;
+	g->priv = rmr->priv;
+	g->start = rmr->va;
+	g->size = rmr->len;
+	return true;
+}
+
+int sd_mem_resolve_remote(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
 			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
 			  struct sd_sge *sge, struct sd_lmr **out)
 {
-	struct sd_lmr *lmr;
+	struct grant g;
 	int err = 0;
 
 	*out = NULL;
@@ -385,36 +679,69 @@ int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
 	sge->len = 0;
 	if (len == 0)
 		return 0;
-	pthread_mutex_lock(&ia->lock);
-	lmr = ctx_find(ia, rmr_context, true);
-	if (lmr == NULL)
+	pthread_mutex_lock(&sd_mem_lock);
+	if (!grant_of(ia, rmr_context, ep_id, &g))
 		err = -ENOENT;
-	else if (lmr->pz != pz)
+	else if (g.pz != pz)
 		err = -EPERM;
-	else if ((lmr->priv & need) != need)
+	else if ((g.priv & need) != need)
 		err = -EACCES;
-	else if (!in_region(lmr, va, len))
+	else if (!in_range(g.start, g.size, va, len))
 		err = -ERANGE;
 	else {
-		lmr->busy++;
-		sge->addr = lmr->addr + (va - (uint64_t)(uintptr_t)lmr->addr);
+		/* An RMR's range lies in its LMR (checked at bind). */
+		g.lmr->busy++;
+		sge->addr = lmr_at(g.lmr, va);
 		sge->len = len;
-		*out = lmr;
+		*out = g.lmr;
 	}
-	pthread_mutex_unlock(&ia->lock);
+	pthread_mutex_unlock(&sd_mem_lock);
 	return err;
+}
+
+int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
+			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
+			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
+			  struct sd_sge *sge, struct sd_lmr **out)
+{
+	return sd_mem_resolve_remote(ia, pz, 0, rmr_context, va, len, need,
+				     sge, out);
 }
 
 void sd_lmr_remote_done(struct sd_lmr *lmr)
 {
-	struct sd_ia *ia;
-
 	if (lmr == NULL)
 		return;
-	ia = lmr->obj.ia;
-	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&sd_mem_lock);
 	lmr->busy--;
-	pthread_mutex_unlock(&ia->lock);
+	pthread_mutex_unlock(&sd_mem_lock);
+}
+
+DAT_RETURN sd_mem_resolve_rmr_local(struct sd_ia *ia, struct sd_pz *pz,
+				    uint64_t ep_id, const DAT_RMR_TRIPLET *t,
+				    struct sd_sge *sge)
+{
+	DAT_RETURN ret = DAT_SUCCESS;
+	struct grant g;
+
+	sge->addr = NULL;
+	sge->len = 0;
+	if (t->segment_length == 0)
+		return DAT_SUCCESS;
+	pthread_mutex_lock(&sd_mem_lock);
+	if (!grant_of(ia, t->rmr_context, ep_id, &g) ||
+	    !(g.priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
+		ret = SD_ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_WRITE);
+	else if (g.pz != pz)
+		ret = SD_ERR(DAT_PROTECTION_VIOLATION, DAT_PROTECTION_WRITE);
+	else if (!in_range(g.start, g.size, t->virtual_address, t->segment_length))
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	else {
+		sge->addr = lmr_at(g.lmr, t->virtual_address);
+		sge->len = t->segment_length;
+	}
+	pthread_mutex_unlock(&sd_mem_lock);
+	return ret;
 }
 
 /*
@@ -436,7 +763,7 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs,
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (segs == NULL && n > 0)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&sd_mem_lock);
 	for (i = 0; i < n && ret == DAT_SUCCESS; i++) {
 		const struct sd_lmr *lmr;
 
@@ -447,7 +774,7 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs,
 		    !in_region(lmr, segs[i].virtual_address, segs[i].segment_length))
 			ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
-	pthread_mutex_unlock(&ia->lock);
+	pthread_mutex_unlock(&sd_mem_lock);
 	return ret;
 }
 

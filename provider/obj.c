@@ -79,7 +79,7 @@ static struct sd_obj *any_obj(DAT_HANDLE h)
 	static const uint32_t live[] = {
 		SD_MAGIC_IA, SD_MAGIC_PZ, SD_MAGIC_LMR, SD_MAGIC_RMR,
 		SD_MAGIC_EVD, SD_MAGIC_CNO, SD_MAGIC_EP, SD_MAGIC_PSP,
-		SD_MAGIC_RSP, SD_MAGIC_CR, SD_MAGIC_SRQ,
+		SD_MAGIC_RSP, SD_MAGIC_CR, SD_MAGIC_SRQ, SD_MAGIC_CSP,
 	};
 	struct sd_obj *obj = h;
 	size_t i;

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The DTO entry points: dat_ep_post_send, _recv, _rdma_write, _rdma_read.
+ * The DTO entry points: dat_ep_post_send, _recv, _rdma_write, _rdma_read,
+ * _send_with_invalidate, _rdma_read_to_rmr; the EP half of dat_rmr_bind
+ * (sd_post_bind, a request like the others); and the IB extension's
+ * requests for ext.c (sd_post_write_imm, sd_post_atomic).
  *
  * THE CONTRACT (STYLE.md habit 4). A post that fails synchronously
  * (returns anything but DAT_SUCCESS) never produces a completion. A post
@@ -13,14 +16,18 @@
  *     DAT_COMPLETION_SUPPRESS_FLAG (SEND-2), errors always are;
  *   - an error status when that DTO failed: DAT_DTO_LENGTH_ERROR for a
  *     receive too small for the message (RECV-5), DAT_DTO_ERR_REMOTE_ACCESS
- *     for a WRITE or READ the peer refused (WRITE-6),
+ *     for a WRITE, READ or atomic the peer refused (WRITE-6) or a SEND
+ *     with invalidate naming nothing the peer may invalidate,
  *     DAT_DTO_ERR_REMOTE_RESPONDER for a SEND the peer had no room for;
+ *   - for an RMR bind, DAT_RMR_BIND_COMPLETION_EVENT once it took effect
+ *     (DAT_RMR_BIND_FAILURE if the RMR was freed meanwhile), flushed as
+ *     the DTOs are;
  *   - DAT_DTO_ERR_FLUSHED for everything else outstanding when the EP
  *     becomes DISCONNECTED (after the ones that completed normally), and
  *     at once for a post on a DISCONNECTED EP (SEND-5, RECV-7, WRITE-4).
  *
  * Completions come in post order per queue: the request queue (sends,
- * writes and reads together) and the receive queue. The one exception is
+ * writes, reads, binds and atomics together) and the receive queue. The one exception is
  * dat_ep_free, after which nothing of the EP is reported (ep.c).
  *
  * A post allocates nothing (COMMON-4): it resolves the consumer's
@@ -31,6 +38,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <dat2/dat_ib_extensions.h>
 
 #include "ep.h"
 #include "entry.h"
@@ -63,6 +72,17 @@ static const DAT_DTOS dto_op[] = {
 	[SD_WR_RECV] = DAT_DTO_RECEIVE,
 	[SD_WR_RDMA_WRITE] = DAT_DTO_RDMA_WRITE,
 	[SD_WR_RDMA_READ] = DAT_DTO_RDMA_READ,
+	[SD_WR_BIND] = DAT_DTO_BIND_MW,
+	[SD_WR_WRITE_IMM] = (DAT_DTOS)DAT_IB_DTO_RDMA_WRITE_IMMED,
+	[SD_WR_FETCH_ADD] = (DAT_DTOS)DAT_IB_DTO_FETCH_ADD,
+	[SD_WR_CMP_SWAP] = (DAT_DTOS)DAT_IB_DTO_CMP_SWAP,
+};
+
+/* The IB extension's type of an extended request's completion. */
+static const DAT_IB_EXT_TYPE ext_type[] = {
+	[SD_WR_WRITE_IMM] = DAT_IB_RDMA_WRITE_IMMED,
+	[SD_WR_FETCH_ADD] = DAT_IB_FETCH_AND_ADD,
+	[SD_WR_CMP_SWAP] = DAT_IB_CMP_AND_SWAP,
 };
 
 /*
@@ -88,6 +108,19 @@ static bool dto_notifies(const struct sd_ep *ep, const struct sd_wqe *w,
 }
 
 /*
+ * Posts an event that sd_evd_post_dto cannot express (an RMR bind, an
+ * extended DTO, a receive with invalidate). sd_evd_post has no
+ * non-notifying form, so such a completion notifies even when
+ * dto_notifies says it need not (an unsignalled bind or extended
+ * request): a waiter may wake early, nothing is lost.
+ */
+static void post_event(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
+{
+	(void)notify;
+	sd_evd_post(evd, ev);
+}
+
+/*
  * Callers free the slot first (pop, release) and complete a copy: the
  * consumer woken by the event may post again into a queue that was full.
  */
@@ -95,6 +128,10 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		     DAT_DTO_COMPLETION_STATUS status, uint64_t len)
 {
 	struct sd_evd *evd = recv ? ep->recv_evd : ep->req_evd;
+	DAT_DTO_COMPLETION_EVENT_DATA *dto;
+	DAT_IB_EXTENSION_EVENT_DATA *ext;
+	DAT_EVENT ev;
+	bool notify;
 
 	if (evd == NULL || ep->freed)
 		return;
@@ -102,9 +139,51 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		return;		/* SEND-2: only errors of suppressed DTOs */
 	if (status != DAT_DTO_SUCCESS)
 		len = 0;
-	sd_evd_post_dto(evd, (DAT_EP_HANDLE)ep, w->cookie, status,
-			(DAT_SEG_LENGTH)len, dto_op[w->op],
-			dto_notifies(ep, w, recv, status));
+	notify = dto_notifies(ep, w, recv, status);
+	if (!recv && w->op == SD_WR_BIND) {
+		/* dat_rmr_bind(3): the RMR, the cookie and the status. */
+		memset(&ev, 0, sizeof(ev));
+		ev.event_number = DAT_RMR_BIND_COMPLETION_EVENT;
+		ev.event_data.rmr_completion_event_data.rmr_handle =
+			(DAT_RMR_HANDLE)w->x.bind.rmr;
+		ev.event_data.rmr_completion_event_data.user_cookie = w->cookie;
+		ev.event_data.rmr_completion_event_data.status = status;
+		post_event(evd, &ev, notify);
+		return;
+	}
+	if (!(recv ? w->has_imm : w->op >= SD_WR_WRITE_IMM) &&
+	    !(recv && w->inv && status == DAT_DTO_SUCCESS)) {
+		sd_evd_post_dto(evd, (DAT_EP_HANDLE)ep, w->cookie, status,
+				(DAT_SEG_LENGTH)len, dto_op[w->op], notify);
+		return;
+	}
+	memset(&ev, 0, sizeof(ev));
+	dto = &ev.event_data.dto_completion_event_data;
+	dto->ep_handle = (DAT_EP_HANDLE)ep;
+	dto->user_cookie = w->cookie;	/* COMMON-2 */
+	dto->status = status;
+	dto->transfered_length = (DAT_SEG_LENGTH)len;
+	if (recv && !w->has_imm) {
+		/* A SEND with invalidate: the context it invalidated. */
+		ev.event_number = DAT_DTO_COMPLETION_EVENT;
+		dto->operation = DAT_DTO_RECEIVE_WITH_INVALIDATE;
+		dto->rmr_context = w->remote.rmr_context;
+		post_event(evd, &ev, notify);
+		return;
+	}
+	/* OFED's extended completion (softdapl.h, sd_post_write_imm). */
+	ev.event_number = (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT;
+	ext = (DAT_IB_EXTENSION_EVENT_DATA *)(void *)ev.event_extension_data;
+	ext->status = status == DAT_DTO_SUCCESS ? DAT_OP_SUCCESS : DAT_IB_OP_ERR;
+	if (recv) {
+		dto->operation = (DAT_DTOS)DAT_IB_DTO_RECV_IMMED;
+		ext->type = DAT_IB_RDMA_WRITE_IMMED_DATA;
+		ext->val.immed.data = w->imm;
+	} else {
+		dto->operation = dto_op[w->op];
+		ext->type = ext_type[w->op];
+	}
+	post_event(evd, &ev, notify);
 }
 
 void sd_ep_flush(struct sd_ep *ep)
@@ -118,6 +197,9 @@ void sd_ep_flush(struct sd_ep *ep)
 			DAT_DTO_ERR_FLUSHED : c.status;
 
 		sd_wq_pop(&ep->sq);
+		/* A bind that never took effect gives back its reservation. */
+		if (c.op == SD_WR_BIND && c.status == SD_WQE_PENDING)
+			sd_rmr_bind_abort(&c.x.bind);
 		sd_dto_complete(ep, &c, false, st, c.len);
 	}
 	ep->tx.next = 0;
@@ -139,6 +221,24 @@ void sd_ep_flush(struct sd_ep *ep)
 		sd_wq_pop(&ep->rq);
 		sd_dto_complete(ep, &c, true, DAT_DTO_ERR_FLUSHED, 0);
 	}
+}
+
+/*
+ * Rewrites the subtype DAT_INVALID_ARG2 or _ARG3 that resolve_iov and
+ * sd_lmr_resolve_local give for the segment count and local_iov (their
+ * places in the seed calls) into @arg_n and @arg_iov, the places of those
+ * arguments in the call being made.
+ */
+static DAT_RETURN rename_args(DAT_RETURN r, DAT_RETURN_SUBTYPE arg_n,
+			      DAT_RETURN_SUBTYPE arg_iov)
+{
+	if (DAT_GET_TYPE(r) != DAT_INVALID_PARAMETER)
+		return r;
+	if (DAT_GET_SUBTYPE(r) == DAT_INVALID_ARG2)
+		return SD_ERR(DAT_INVALID_PARAMETER, arg_n);
+	if (DAT_GET_SUBTYPE(r) == DAT_INVALID_ARG3)
+		return SD_ERR(DAT_INVALID_PARAMETER, arg_iov);
+	return r;
 }
 
 /*
@@ -201,62 +301,106 @@ static bool flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed)
 }
 
 /* A post on a DISCONNECTED EP: flushed at once, no slot needed. */
-static void flush_now(struct sd_ep *ep, DAT_DTO_COOKIE cookie,
-		      DAT_COMPLETION_FLAGS flags, uint8_t op)
+static void flush_now(struct sd_ep *ep, const struct sd_wqe *tmpl)
 {
-	struct sd_wqe w;
+	struct sd_wqe w = *tmpl;
 
-	memset(&w, 0, sizeof(w));
-	w.cookie = cookie;
-	w.flags = flags;
-	w.op = op;
-	sd_dto_complete(ep, &w, op == SD_WR_RECV, DAT_DTO_ERR_FLUSHED, 0);
+	sd_dto_complete(ep, &w, w.op == SD_WR_RECV, DAT_DTO_ERR_FLUSHED, 0);
 }
 
-/* The request posts: SEND, RDMA WRITE, RDMA READ. */
-static DAT_RETURN post_request(DAT_EP_HANDLE h, uint8_t op, DAT_COUNT n,
-			       const DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
-			       const DAT_RMR_TRIPLET *remote,
-			       DAT_COMPLETION_FLAGS flags)
+/*
+ * A request to post: the arguments of the call, and where each stands
+ * in it (the subtype that names it in an error).
+ */
+struct req {
+	uint8_t			op;		/* enum sd_wr_op */
+	DAT_COUNT		n;
+	const DAT_LMR_TRIPLET	*iov;
+	DAT_DTO_COOKIE		cookie;
+	const DAT_RMR_TRIPLET	*remote;	/* NULL for a SEND */
+	DAT_COMPLETION_FLAGS	flags;
+	DAT_RETURN_SUBTYPE	arg_n, arg_iov, arg_remote, arg_flags;
+	const DAT_RMR_TRIPLET	*rmr_local;	/* read_to_rmr: the local side */
+	bool			inv;		/* SEND with invalidate of inv_ctx */
+	DAT_RMR_CONTEXT		inv_ctx;
+	uint32_t		imm;		/* WRITE_IMM */
+	uint8_t			atomic[SD_ATOMIC_ARGS];
+};
+
+static bool is_atomic(uint8_t op)
+{
+	return op == SD_WR_FETCH_ADD || op == SD_WR_CMP_SWAP;
+}
+
+/*
+ * Every request post: SEND (with or without invalidate), RDMA WRITE (with
+ * or without immediate data), RDMA READ (into LMR segments or an RMR),
+ * atomics. Checks, in this order: the EP handle, the flags, the remote
+ * triplet's presence, the local segments (COMMON-1, 5..7), the lengths
+ * (DAT_LENGTH_ERROR: above the provider's limit, WRITE-5, an atomic's
+ * 8 bytes), then under ep->lock the state (SEND-4, SEND-5, WRITE-4) and
+ * the queue (COMMON-8).
+ */
+static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 {
 	struct sd_ep *ep = sd_ep_from_handle(h);
 	struct sd_sge sge[SD_MAX_IOV];
 	DAT_MEM_PRIV_FLAGS need;
 	DAT_COUNT max;
 	DAT_RETURN ret;
-	struct sd_wqe *w;
-	uint64_t total, limit;
+	struct sd_wqe *w, tmpl;
+	uint64_t total = 0, limit;
 	uint16_t nsge = 0;
+	bool solicited_ok = q->op == SD_WR_SEND || q->op == SD_WR_WRITE_IMM;
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!flags_ok(flags, ep->attr.request_completion_flags) ||
-	    (op != SD_WR_SEND && (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)))
-		return SD_ERR(DAT_INVALID_PARAMETER,
-			      op == SD_WR_SEND ? DAT_INVALID_ARG5 : DAT_INVALID_ARG6);
-	if (op != SD_WR_SEND && remote == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	switch (op) {
+	if (!flags_ok(q->flags, ep->attr.request_completion_flags) ||
+	    (!solicited_ok && (q->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)))
+		return SD_ERR(DAT_INVALID_PARAMETER, q->arg_flags);
+	if (q->op != SD_WR_SEND && q->remote == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, q->arg_remote);
+	switch (q->op) {
 	case SD_WR_SEND:
 		max = ep->attr.max_request_iov;
 		need = DAT_MEM_PRIV_LOCAL_READ_FLAG;
 		limit = SD_MAX_MESSAGE_SIZE;
 		break;
 	case SD_WR_RDMA_WRITE:
+	case SD_WR_WRITE_IMM:
 		max = ep->attr.max_rdma_write_iov;
 		need = DAT_MEM_PRIV_LOCAL_READ_FLAG;
 		limit = SD_MAX_RDMA_SIZE;
 		break;
-	default:
+	case SD_WR_RDMA_READ:
 		max = ep->attr.max_rdma_read_iov;
 		need = DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
 		limit = SD_MAX_RDMA_SIZE;
 		break;
+	default:	/* atomics: one segment, its first 8 bytes */
+		max = 1;
+		need = DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
+		limit = UINT64_MAX;
+		break;
 	}
-	/* COMMON-5..7 */
-	ret = resolve_iov(ep->obj.ia, ep->pz, n, iov, max, need, sge, &nsge, &total);
-	if (ret != DAT_SUCCESS)
-		return ret;
+	if (q->rmr_local != NULL) {
+		/* read_to_rmr: resolved under ep->lock below. */
+	} else {
+		/* COMMON-5..7 */
+		ret = resolve_iov(ep->obj.ia, ep->pz, q->n, q->iov, max, need,
+				  sge, &nsge, &total);
+		if (ret != DAT_SUCCESS)
+			return rename_args(ret, q->arg_n, q->arg_iov);
+	}
+	if (is_atomic(q->op)) {
+		if (q->remote->virtual_address % SD_ATOMIC_SIZE != 0)
+			return SD_ERR(DAT_INVALID_PARAMETER, q->arg_remote);
+		if (total < SD_ATOMIC_SIZE ||
+		    q->remote->segment_length < SD_ATOMIC_SIZE)
+			return SD_ERR(DAT_LENGTH_ERROR, 0);
+		sge[0].len = SD_ATOMIC_SIZE;
+		total = SD_ATOMIC_SIZE;
+	}
 	/*
 	 * The EP's max_message_size and max_rdma_size are not enforced, as
 	 * in OFED (consumers rely on it); the provider's limits are.
@@ -264,19 +408,45 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, uint8_t op, DAT_COUNT n,
 	if (total > limit)
 		return SD_ERR(DAT_LENGTH_ERROR, 0);
 	/* WRITE-5, and the same for a read's source. */
-	if (op != SD_WR_SEND && total > remote->segment_length)
+	if (q->op != SD_WR_SEND && !is_atomic(q->op) &&
+	    q->rmr_local == NULL && total > q->remote->segment_length)
 		return SD_ERR(DAT_LENGTH_ERROR, 0);
 
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.cookie = q->cookie;
+	tmpl.flags = q->flags;
+	tmpl.op = q->op;
+	tmpl.status = SD_WQE_PENDING;
+	tmpl.inv = q->inv;
+	tmpl.imm = q->imm;
+	if (q->remote != NULL)
+		tmpl.remote = *q->remote;
+	else if (q->inv)
+		tmpl.remote.rmr_context = q->inv_ctx;
+	memcpy(tmpl.x.atomic, q->atomic, sizeof(tmpl.x.atomic));
+
 	pthread_mutex_lock(&ep->lock);
+	if (q->rmr_local != NULL) {
+		ret = sd_mem_resolve_rmr_local(ep->obj.ia, ep->pz, ep->tx.ep_id,
+					       q->rmr_local, &sge[0]);
+		if (ret != DAT_SUCCESS)
+			goto out;
+		nsge = sge[0].len > 0 ? 1 : 0;
+		total = sge[0].len;
+		if (total > limit || total > q->remote->segment_length) {
+			ret = SD_ERR(DAT_LENGTH_ERROR, 0);
+			goto out;
+		}
+	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
-		flush_now(ep, cookie, flags, op);	/* SEND-5, WRITE-4 */
+		flush_now(ep, &tmpl);		/* SEND-5, WRITE-4 */
 		goto out;
 	}
 	if (ep->state != DAT_EP_STATE_CONNECTED) {	/* SEND-4, WRITE-4 */
 		ret = sd_ep_bad_state(ep);
 		goto out;
 	}
-	if (total > (op == SD_WR_SEND ? ep->peer_max_msg : ep->peer_max_rdma)) {
+	if (total > (q->op == SD_WR_SEND ? ep->peer_max_msg : ep->peer_max_rdma)) {
 		ret = SD_ERR(DAT_LENGTH_ERROR, 0);
 		goto out;
 	}
@@ -285,18 +455,15 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, uint8_t op, DAT_COUNT n,
 		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto out;
 	}
-	w->cookie = cookie;
-	w->flags = flags;
-	w->op = op;
-	w->status = SD_WQE_PENDING;
+	{
+		struct sd_sge *slots = w->sge;
+
+		*w = tmpl;
+		w->sge = slots;
+	}
 	w->nsge = nsge;
-	w->seq = 0;
 	w->len = total;
-	w->done = 0;
 	memcpy(w->sge, sge, nsge * sizeof(*sge));
-	if (remote)
-		w->remote = *remote;
-	w->ep = NULL;
 	sd_wq_push(&ep->sq);
 	sd_tx_progress(ep);
 out:
@@ -308,7 +475,13 @@ DAT_RETURN DAT_API sd_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
 				   DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
 				   DAT_COMPLETION_FLAGS flags)
 {
-	return post_request(ep, SD_WR_SEND, n, iov, cookie, NULL, flags);
+	struct req q = {
+		.op = SD_WR_SEND, .n = n, .iov = iov, .cookie = cookie,
+		.flags = flags, .arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3, .arg_flags = DAT_INVALID_ARG5,
+	};
+
+	return post_request(ep, &q);
 }
 
 DAT_RETURN DAT_API sd_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT n,
@@ -317,7 +490,14 @@ DAT_RETURN DAT_API sd_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT n,
 					 const DAT_RMR_TRIPLET *remote,
 					 DAT_COMPLETION_FLAGS flags)
 {
-	return post_request(ep, SD_WR_RDMA_WRITE, n, iov, cookie, remote, flags);
+	struct req q = {
+		.op = SD_WR_RDMA_WRITE, .n = n, .iov = iov, .cookie = cookie,
+		.remote = remote, .flags = flags, .arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3, .arg_remote = DAT_INVALID_ARG5,
+		.arg_flags = DAT_INVALID_ARG6,
+	};
+
+	return post_request(ep, &q);
 }
 
 DAT_RETURN DAT_API sd_ep_post_rdma_read(DAT_EP_HANDLE ep, DAT_COUNT n,
@@ -326,7 +506,178 @@ DAT_RETURN DAT_API sd_ep_post_rdma_read(DAT_EP_HANDLE ep, DAT_COUNT n,
 					const DAT_RMR_TRIPLET *remote,
 					DAT_COMPLETION_FLAGS flags)
 {
-	return post_request(ep, SD_WR_RDMA_READ, n, iov, cookie, remote, flags);
+	struct req q = {
+		.op = SD_WR_RDMA_READ, .n = n, .iov = iov, .cookie = cookie,
+		.remote = remote, .flags = flags, .arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3, .arg_remote = DAT_INVALID_ARG5,
+		.arg_flags = DAT_INVALID_ARG6,
+	};
+
+	return post_request(ep, &q);
+}
+
+/*
+ * DAT 2.0: a SEND that, when placed, invalidates the receiver's RMR whose
+ * context is @rmr_context (an RMR of the receiver's PZ; of EP scope, one
+ * bound through the receiving EP); the receive completes as
+ * DAT_DTO_RECEIVE_WITH_INVALIDATE naming it. A context that names no
+ * such RMR breaks the connection: the SEND completes
+ * DAT_DTO_ERR_REMOTE_ACCESS and no receive is consumed. With
+ * @invalidate false it is dat_ep_post_send. Subtypes: flags ARG5,
+ * invalidate ARG6 (neither DAT_TRUE nor DAT_FALSE).
+ */
+DAT_RETURN DAT_API sd_ep_post_send_with_invalidate(DAT_EP_HANDLE ep, DAT_COUNT n,
+						   DAT_LMR_TRIPLET *iov,
+						   DAT_DTO_COOKIE cookie,
+						   DAT_COMPLETION_FLAGS flags,
+						   DAT_BOOLEAN invalidate,
+						   DAT_RMR_CONTEXT rmr_context)
+{
+	struct req q = {
+		.op = SD_WR_SEND, .n = n, .iov = iov, .cookie = cookie,
+		.flags = flags, .arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3, .arg_flags = DAT_INVALID_ARG5,
+		.inv = invalidate == DAT_TRUE, .inv_ctx = rmr_context,
+	};
+
+	if (sd_ep_from_handle(ep) == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (invalidate != DAT_TRUE && invalidate != DAT_FALSE)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	return post_request(ep, &q);
+}
+
+/*
+ * DAT 2.0: an RDMA read into @local, a region of this side exposed
+ * remotely: an LMR's rmr_context, or a bound RMR's (of EP scope: bound
+ * through this EP), that grants remote write, as the data arrives as a
+ * remote write would. Errors: DAT_INVALID_PARAMETER (ARG2: no @local or
+ * outside its region; ARG4: no @remote; ARG5: flags),
+ * DAT_PRIVILEGES_VIOLATION, DAT_PROTECTION_VIOLATION (another PZ),
+ * DAT_LENGTH_ERROR (@local longer than @remote), then the state and the
+ * queue as dat_ep_post_rdma_read. It completes as DAT_DTO_RDMA_READ.
+ */
+DAT_RETURN DAT_API sd_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE ep,
+					       const DAT_RMR_TRIPLET *local,
+					       DAT_DTO_COOKIE cookie,
+					       const DAT_RMR_TRIPLET *remote,
+					       DAT_COMPLETION_FLAGS flags)
+{
+	struct req q = {
+		.op = SD_WR_RDMA_READ, .cookie = cookie, .remote = remote,
+		.flags = flags, .rmr_local = local,
+		.arg_remote = DAT_INVALID_ARG4, .arg_flags = DAT_INVALID_ARG5,
+	};
+	struct sd_ep *e = sd_ep_from_handle(ep);
+
+	if (e == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (local == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	return post_request(ep, &q);
+}
+
+DAT_RETURN sd_post_write_imm(DAT_EP_HANDLE ep, DAT_COUNT n,
+			     const DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+			     const DAT_RMR_TRIPLET *remote, uint32_t imm,
+			     DAT_COMPLETION_FLAGS flags)
+{
+	struct req q = {
+		.op = SD_WR_WRITE_IMM, .n = n, .iov = iov, .cookie = cookie,
+		.remote = remote, .flags = flags, .imm = imm,
+		.arg_n = DAT_INVALID_ARG2, .arg_iov = DAT_INVALID_ARG3,
+		.arg_remote = DAT_INVALID_ARG5, .arg_flags = DAT_INVALID_ARG7,
+	};
+
+	return post_request(ep, &q);
+}
+
+DAT_RETURN sd_post_atomic(DAT_EP_HANDLE ep, enum sd_atomic_op op,
+			  uint64_t cmp_add, uint64_t swap,
+			  const DAT_LMR_TRIPLET *local, DAT_DTO_COOKIE cookie,
+			  const DAT_RMR_TRIPLET *remote,
+			  DAT_COMPLETION_FLAGS flags)
+{
+	bool cas = op == SD_ATOMIC_CMP_SWAP;
+	struct req q = {
+		.op = cas ? SD_WR_CMP_SWAP : SD_WR_FETCH_ADD, .n = 1,
+		.iov = local, .cookie = cookie, .remote = remote,
+		.flags = flags,
+		/* fetch-and-add (ep, add, local, cookie, remote, flags);
+		 * compare-and-swap (ep, cmp, swap, local, cookie, remote,
+		 * flags) */
+		.arg_n = cas ? DAT_INVALID_ARG4 : DAT_INVALID_ARG3,
+		.arg_iov = cas ? DAT_INVALID_ARG4 : DAT_INVALID_ARG3,
+		.arg_remote = cas ? DAT_INVALID_ARG6 : DAT_INVALID_ARG5,
+		.arg_flags = cas ? DAT_INVALID_ARG7 : DAT_INVALID_ARG6,
+	};
+
+	if (sd_ep_from_handle(ep) == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (op != SD_ATOMIC_FETCH_ADD && op != SD_ATOMIC_CMP_SWAP)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (local == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, q.arg_iov);
+	sd_put64(q.atomic, cmp_add);
+	sd_put64(q.atomic + 8, cas ? swap : 0);
+	return post_request(ep, &q);
+}
+
+DAT_RETURN sd_post_bind(DAT_EP_HANDLE h, const struct sd_bind *b,
+			DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
+			DAT_RMR_CONTEXT *ctx)
+{
+	struct sd_ep *ep = sd_ep_from_handle(h);
+	struct sd_wqe *w, tmpl;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	if (ep == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!flags_ok(flags, ep->attr.request_completion_flags) ||
+	    (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.cookie = cookie;
+	tmpl.flags = flags;
+	tmpl.op = SD_WR_BIND;
+	tmpl.status = SD_WQE_PENDING;
+	tmpl.x.bind = *b;
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->pz != b->rmr->pz) {
+		ret = SD_ERR(DAT_PROTECTION_VIOLATION, 0);
+		goto out;
+	}
+	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
+		*ctx = 0;		/* dat_rmr_bind(3): flushed at once */
+		flush_now(ep, &tmpl);
+		goto out;
+	}
+	if (ep->state != DAT_EP_STATE_CONNECTED) {
+		ret = sd_ep_bad_state(ep);
+		goto out;
+	}
+	w = sd_wq_next(&ep->sq);
+	if (w == NULL) {
+		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		goto out;
+	}
+	ret = sd_rmr_bind_reserve(&tmpl.x.bind);
+	if (ret != DAT_SUCCESS)
+		goto out;
+	{
+		struct sd_sge *slots = w->sge;
+
+		*w = tmpl;
+		w->sge = slots;
+	}
+	sd_wq_push(&ep->sq);
+	*ctx = tmpl.x.bind.ctx;
+	sd_tx_progress(ep);
+out:
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
 }
 
 DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
@@ -336,7 +687,7 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	struct sd_ep *ep = sd_ep_from_handle(h);
 	struct sd_sge sge[SD_MAX_IOV];
 	DAT_RETURN ret;
-	struct sd_wqe *w;
+	struct sd_wqe *w, tmpl;
 	uint64_t total;
 	uint16_t nsge = 0;
 
@@ -351,9 +702,17 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	if (ret != DAT_SUCCESS)
 		return ret;
 
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.cookie = cookie;
+	tmpl.flags = flags;
+	tmpl.op = SD_WR_RECV;
+	tmpl.status = SD_WQE_PENDING;
+	tmpl.nsge = nsge;
+	tmpl.len = total;
+
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {	/* RECV-7 */
-		flush_now(ep, cookie, flags, SD_WR_RECV);
+		flush_now(ep, &tmpl);
 		goto out;
 	}
 	w = sd_wq_next(&ep->rq);			/* RECV-6: any state */
@@ -361,15 +720,13 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto out;
 	}
-	w->cookie = cookie;
-	w->flags = flags;
-	w->op = SD_WR_RECV;
-	w->status = SD_WQE_PENDING;
-	w->nsge = nsge;
-	w->len = total;
-	w->done = 0;
+	{
+		struct sd_sge *slots = w->sge;
+
+		*w = tmpl;
+		w->sge = slots;
+	}
 	memcpy(w->sge, sge, nsge * sizeof(*sge));
-	w->ep = NULL;
 	sd_wq_push(&ep->rq);
 	/* The engine stopped reading for want of a buffer: resume it. */
 	if (ep->sock != NULL && ep->rx.state == SD_RX_BUF)
@@ -377,25 +734,4 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 out:
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
-}
-
-DAT_RETURN DAT_API sd_ep_post_send_with_invalidate(DAT_EP_HANDLE ep, DAT_COUNT n,
-						   DAT_LMR_TRIPLET *iov,
-						   DAT_DTO_COOKIE cookie,
-						   DAT_COMPLETION_FLAGS flags,
-						   DAT_BOOLEAN invalidate,
-						   DAT_RMR_CONTEXT rmr_context)
-{
-	/* A later issue, with RMR binds. */
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
-}
-
-DAT_RETURN DAT_API sd_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE ep,
-					       const DAT_RMR_TRIPLET *local,
-					       DAT_DTO_COOKIE cookie,
-					       const DAT_RMR_TRIPLET *remote,
-					       DAT_COMPLETION_FLAGS flags)
-{
-	/* A later issue, with RMR binds. */
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
 }

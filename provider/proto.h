@@ -16,8 +16,8 @@
  *      40-byte struct sd_cm_msg followed by pdata_len bytes of private
  *      data (at most SD_PROTO_MAX_PDATA).
  *   2. After RTU, data frames (tx.c, rx.c): a 32-byte struct sd_hdr,
- *      followed by `len` payload bytes for SEND, SEND_SE, WRITE and
- *      READ_RESP, by nothing for the others.
+ *      followed by `len` payload bytes for the ops with a payload (see
+ *      sd_op_has_payload), by nothing for the others.
  */
 #ifndef SD_PROTO_H
 #define SD_PROTO_H
@@ -80,29 +80,76 @@ enum sd_op {
 	SD_OP_ACK		= 6,	/* no payload: just the ack field */
 	SD_OP_TERMINATE		= 7,	/* no payload; code, tag */
 	SD_OP_DISCONNECT	= 8,	/* no payload: orderly end */
-	SD_OP_MAX		= 8,
+	/*
+	 * Issue 4. A peer that does not know these answers TERMINATE
+	 * (protocol), so no handshake change was needed: a consumer only
+	 * sends them through calls the same provider implements.
+	 */
+	SD_OP_SEND_INV		= 9,	/* SEND, then invalidate the receiver's
+					 * RMR whose context is rkey */
+	SD_OP_SEND_SE_INV	= 10,	/* the same, solicited event */
+	SD_OP_WRITE_IMM		= 11,	/* WRITE, then consume a receive that
+					 * completes with the immediate data
+					 * carried in code */
+	SD_OP_WRITE_IMM_SE	= 12,	/* the same, solicited event */
+	SD_OP_FETCH_ADD		= 13,	/* payload: SD_ATOMIC_ARGS bytes; the
+					 * 8-byte word at rkey/addr += add */
+	SD_OP_CMP_SWAP		= 14,	/* payload: SD_ATOMIC_ARGS bytes; the
+					 * word = swap if it equals compare */
+	SD_OP_ATOMIC_RESP	= 15,	/* payload: the word's old value
+					 * (SD_ATOMIC_SIZE bytes); tag */
+	SD_OP_MAX		= 15,
 };
+
+/*
+ * Atomics: the request's payload is two little-endian 64-bit operands,
+ * compare-or-add then swap (0 for fetch-and-add); the response's is the
+ * target word's previous value, little-endian.
+ */
+#define SD_ATOMIC_SIZE	8
+#define SD_ATOMIC_ARGS	16
+
+/*
+ * Requests are the frames the ack counts and the responder executes in
+ * order: everything but READ_RESP, ATOMIC_RESP, ACK, TERMINATE and
+ * DISCONNECT.
+ */
+static inline int sd_op_is_request(uint8_t op)
+{
+	return op != SD_OP_READ_RESP && op != SD_OP_ATOMIC_RESP &&
+	       op != SD_OP_ACK && op != SD_OP_TERMINATE &&
+	       op != SD_OP_DISCONNECT;
+}
+
+/* The ops whose len counts payload bytes that follow the header. */
+static inline int sd_op_has_payload(uint8_t op)
+{
+	return op != SD_OP_READ_REQ && op != SD_OP_ACK &&
+	       op != SD_OP_TERMINATE && op != SD_OP_DISCONNECT;
+}
 
 #define SD_HDR_SIZE	32	/* the only (and so the maximum) header size */
 
 /*
- * A frame header. @ack is cumulative: the number of requests (SEND,
- * SEND_SE, WRITE, READ_REQ) the sender has received and executed since
- * the connection was established, modulo 2^32. A requester's SEND or
- * WRITE completes once the ack covers it, a READ once its READ_RESP is
- * placed.
+ * A frame header. @ack is cumulative: the number of requests
+ * (sd_op_is_request) the sender has received and executed since the
+ * connection was established, modulo 2^32. A requester's SEND or WRITE
+ * (of any flavour) completes once the ack covers it, a READ or an atomic
+ * once its response is placed.
  */
 struct sd_hdr {
 	uint8_t		op;	/* enum sd_op */
 	uint8_t		flags;	/* 0 (reserved) */
 	uint32_t	ack;	/* requests of the peer executed so far */
 	uint32_t	len;	/* payload bytes; READ_REQ: bytes asked for */
-	uint32_t	rkey;	/* WRITE, READ_REQ: the rmr_context */
-	uint64_t	addr;	/* WRITE, READ_REQ: the target address */
-	uint32_t	tag;	/* READ_REQ/RESP: the read's request number;
-				 * TERMINATE: the request number at fault,
-				 * or SD_TAG_NONE */
-	uint32_t	code;	/* TERMINATE: enum sd_term_code */
+	uint32_t	rkey;	/* WRITE*, READ_REQ, atomics: the rmr_context;
+				 * SEND*_INV: the context to invalidate */
+	uint64_t	addr;	/* WRITE*, READ_REQ, atomics: the target */
+	uint32_t	tag;	/* READ_REQ/RESP, atomics and ATOMIC_RESP: the
+				 * request number; TERMINATE: the request
+				 * number at fault, or SD_TAG_NONE */
+	uint32_t	code;	/* TERMINATE: enum sd_term_code;
+				 * WRITE_IMM*: the immediate data */
 };
 
 #define SD_TAG_NONE	0xffffffffu
@@ -110,8 +157,10 @@ struct sd_hdr {
 /* Why a TERMINATE was sent; how the requester completes the culprit. */
 enum sd_term_code {
 	SD_TERM_PROTOCOL	= 1,	/* malformed frame, limits exceeded */
-	SD_TERM_REMOTE_ACCESS	= 2,	/* WRITE/READ_REQ: rkey, bounds, PZ,
-					 * privilege -> DAT_DTO_ERR_REMOTE_ACCESS */
+	SD_TERM_REMOTE_ACCESS	= 2,	/* WRITE*, READ_REQ, atomics: rkey,
+					 * bounds, PZ, privilege, alignment;
+					 * SEND*_INV: nothing to invalidate
+					 * -> DAT_DTO_ERR_REMOTE_ACCESS */
 	SD_TERM_LENGTH		= 3,	/* SEND longer than the receive buffer
 					 * -> DAT_DTO_ERR_REMOTE_RESPONDER */
 	SD_TERM_MAX		= 3,

@@ -22,6 +22,7 @@
 
 #include "softdapl.h"
 #include "entry.h"
+#include "ext.h"
 
 SD_EXPORT void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 					 const char *ia_params);
@@ -50,26 +51,40 @@ SD_EXPORT void DAT_API dat_provider_fini(const DAT_PROVIDER_INFO *info);
 	X(evd_clear_unwaitable)
 
 #define SD_SLOTS_CNO(X) \
-	X(cno_create) X(cno_modify_agent) X(cno_query) X(cno_free) \
-	X(cno_wait)
+	X(cno_create) X(cno_fd_create) X(cno_modify_agent) X(cno_query) \
+	X(cno_free) X(cno_wait) X(cno_trigger)
 
 /* EP, PSP, RSP, CR, CSP, SRQ and the posts (ep.c and the files after it). */
 #define SD_SLOTS_EP(X) \
-	X(ep_create) X(ep_create_with_srq) X(ep_query) X(ep_modify) \
+	X(ep_create_with_srq) X(ep_query) X(ep_modify) \
 	X(ep_connect) X(ep_dup_connect) X(ep_common_connect) \
 	X(ep_disconnect) X(ep_reset) X(ep_get_status) X(ep_free) \
 	X(ep_recv_query) X(ep_set_watermark) \
 	X(ep_post_send) X(ep_post_recv) X(ep_post_rdma_read) \
 	X(ep_post_rdma_write) X(ep_post_send_with_invalidate) \
 	X(ep_post_rdma_read_to_rmr) \
-	X(psp_create) X(psp_create_any) X(psp_query) X(psp_free) \
+	X(psp_query) \
 	X(rsp_create) X(rsp_query) X(rsp_free) \
 	X(csp_create) X(csp_query) X(csp_free) \
 	X(cr_query) X(cr_accept) X(cr_reject) X(cr_handoff) \
 	X(srq_create) X(srq_free) X(srq_post_recv) X(srq_query) \
 	X(srq_resize) X(srq_set_lw)
 
+/*
+ * The IB extensions (ext.h): the extension op, and the slots it routes
+ * first. A UD service type makes a UD EP (ud.c), anything else goes to
+ * sd_ep_create; every PSP also listens for UD requests on its port's UDP
+ * side (udcm.c), then psp.c does the rest.
+ */
+#define SD_SLOTS_EXT(X) \
+	X(handle_extendedop, sd_handle_extendedop) \
+	X(ep_create, sd_ext_ep_create) \
+	X(psp_create, sd_ext_psp_create) \
+	X(psp_create_any, sd_ext_psp_create_any) \
+	X(psp_free, sd_ext_psp_free)
+
 #define SD_SLOT(slot) .slot##_func = sd_##slot,
+#define SD_SLOT_FN(slot, fn) .slot##_func = fn,
 
 DAT_PROVIDER sd_provider = {
 	.device_name = SD_PROVIDER_NAME,
@@ -78,6 +93,7 @@ DAT_PROVIDER sd_provider = {
 	SD_SLOTS_EVD(SD_SLOT)
 	SD_SLOTS_CNO(SD_SLOT)
 	SD_SLOTS_EP(SD_SLOT)
+	SD_SLOTS_EXT(SD_SLOT_FN)
 };
 
 /* One registration: a key dat_provider_init was called with. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Public service points (dat_psp_*), what PSPs and RSPs share (struct
- * sd_sp: the listening socket and the arrival of a request), and the CSP
- * entry points (not implemented yet).
+ * Public service points (dat_psp_*), what PSPs, RSPs and CSPs share
+ * (struct sd_sp: the listening socket and the arrival of a request), and
+ * common service points (dat_csp_*, at the end).
  *
  * A connection qualifier is a TCP port: the service point listens on the
  * IA's address (ia->addr: the address or interface of ia_params) at that
@@ -34,6 +34,16 @@ DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
 
 	if (port > 65535)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	/*
+	 * An IA named by a wildcard (ia_params "0.0.0.0" or "::") reports one
+	 * of the host's addresses but listens on all of them (README).
+	 */
+	if (ia->addr.any) {
+		if (ss.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_any;
+		else
+			((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_ANY);
+	}
 	if (ss.ss_family == AF_INET6)
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
 	else
@@ -214,6 +224,21 @@ DAT_RETURN DAT_API sd_psp_free(DAT_PSP_HANDLE h)
 }
 
 /*
+ * Whether @evd can take one more event now. Another stream sharing the
+ * EVD may fill it before sd_evd_post does (an overflow then, as for any
+ * poster); a CR EVD of its own cannot. sp->lock held; takes evd->lock.
+ */
+static bool evd_has_room(struct sd_evd *evd)
+{
+	bool room;
+
+	pthread_mutex_lock(&evd->lock);
+	room = !evd->overflowed && evd->count < evd->qlen;
+	pthread_mutex_unlock(&evd->lock);
+	return room;
+}
+
+/*
  * Engine: the HELLO on @sock asks for @sp. Makes the CR (and, for a PSP
  * with DAT_PSP_PROVIDER_FLAG, the EP), moves an RSP's EP to
  * TENTATIVE_CONNECTION_PENDING, and posts DAT_CONNECTION_REQUEST_EVENT.
@@ -261,15 +286,22 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 		sd_ep_set_state(ep, DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING,
 				"connection request");
 		ep->cr = cr;
+		ep->remote = cr->remote;	/* dat_ep_query shows the requester */
+		ep->remote_port = cr->remote_port;
 		pthread_mutex_unlock(&ep->lock);
 		sd_ep_get(ep);
 	} else if (sp->flags == DAT_PSP_PROVIDER_FLAG) {
-		ep = sd_ep_create_for_psp(ia);
+		ep = sd_ep_create_for_psp(ia, hello);
 		if (ep == NULL) {
 			free(cr);
 			return -ENOMEM;
 		}
+		pthread_mutex_lock(&ep->lock);
 		ep->cr = cr;
+		ep->remote = cr->remote;
+		ep->remote_port = cr->remote_port;
+		pthread_mutex_unlock(&ep->lock);
+		cr->provider = true;
 		sd_ep_get(ep);	/* the CR's; the consumer's is the handle */
 	}
 	cr->ep = ep;
@@ -287,11 +319,21 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 	e.event_data.cr_arrival_event_data.cr_handle = (DAT_CR_HANDLE)cr;
 	e.event_data.cr_arrival_event_data.truncate_flag = DAT_FALSE;
 	pthread_mutex_lock(&sp->lock);
+	/*
+	 * DAT 2.0 dat_psp_create: "Consumers can control the size of backlog
+	 * through the queue size of the associated Event Dispatcher". A
+	 * request that finds it full is refused (the requester sees
+	 * NON_PEER_REJECTED, "Backlog of the requested Service Point is
+	 * full") before it is posted: an event that does not fit would put
+	 * the EVD out of service for good (evd.c, overflow).
+	 */
 	if (sp->closing || sp->evd == NULL || (rsp && sp->consumed))
 		r = -ENOENT;
+	else if (!evd_has_room(sp->evd) || sd_evd_post(sp->evd, &e) < 0)
+		r = -ENOSPC;
 	else {
 		sp->consumed = true;
-		sd_evd_post(sp->evd, &e);
+		sock->cr = cr;	/* the engine clears both links if it dies */
 	}
 	pthread_mutex_unlock(&sp->lock);
 	if (r == 0)
@@ -304,34 +346,186 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 	if (ep != NULL) {
 		pthread_mutex_lock(&ep->lock);
 		ep->cr = NULL;
-		if (rsp && ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING)
+		if (rsp && ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING) {
+			memset(&ep->remote, 0, sizeof(ep->remote));
+			ep->remote_port = 0;
 			sd_ep_set_state(ep, DAT_EP_STATE_RESERVED, "request dropped");
+		}
 		pthread_mutex_unlock(&ep->lock);
-		sd_ep_put(ep);
 		if (!rsp)
-			sd_ep_free((DAT_EP_HANDLE)ep);
+			sd_ep_destroy(ep);
+		sd_ep_put(ep);
 	}
 	free(cr);
 	return r;
 }
 
+struct sd_sp *sd_sp_find(struct sd_ia *ia, DAT_CONN_QUAL conn_qual)
+{
+	struct sd_list *lists[2] = { &ia->psps, &ia->rsps };
+	struct sd_list *pos;
+	unsigned i;
+
+	for (i = 0; i < 2; i++) {
+		sd_list_for_each(pos, lists[i]) {
+			struct sd_sp *sp = sd_container_of(pos, struct sd_sp, obj.node);
+			bool live;
+
+			if (sp->conn_qual != conn_qual)
+				continue;
+			pthread_mutex_lock(&sp->lock);
+			live = !sp->closing && sp->evd != NULL &&
+			       !(sp->ep != NULL && sp->consumed);
+			pthread_mutex_unlock(&sp->lock);
+			if (live)
+				return sp;
+		}
+	}
+	return NULL;
+}
+
 /* ------------------------------------------------------------------ */
-/* Common service points: a later issue.                              */
+/* Common service points                                               */
 
-DAT_RETURN DAT_API sd_csp_create(DAT_IA_HANDLE ia, DAT_COMM *comm,
-				 DAT_IA_ADDRESS_PTR addr, DAT_EVD_HANDLE evd,
-				 DAT_CSP_HANDLE *csp)
+/*
+ * A Common Service Point (DAT 2.0, 6.4.4) listens "on socket-equivalent
+ * for requests for connections arriving on a specified IP port instead
+ * of transport-dependent Connection Qualifier". softdapl's transport is
+ * TCP and its connection qualifiers are already TCP ports, so a CSP is a
+ * PSP named by a socket address:
+ *
+ *   - @comm is the socket(2) triple: domain AF_INET or AF_INET6, the
+ *     family of @addr; type SOCK_STREAM; protocol 0 or IPPROTO_TCP.
+ *     Anything else is DAT_COMM_NOT_SUPPORTED.
+ *   - @addr is where it listens: its host must be the IA's address
+ *     (ia_address_ptr) or the unspecified address of that family (which
+ *     means the IA's address here), else DAT_INVALID_ADDRESS
+ *     (DAT_INVALID_ADDRESS_UNREACHABLE: not an address of this IA); its
+ *     port is the service point's, 0 letting the kernel choose (then
+ *     dat_csp_query reports the port chosen). A port in use is
+ *     DAT_CONN_QUAL_IN_USE.
+ *   - Requests arrive as for a PSP with DAT_PSP_CONSUMER_FLAG: a
+ *     DAT_CONNECTION_REQUEST_EVENT on @evd (sp_handle.csp_handle, conn_qual
+ *     the port). dat_ep_common_connect reaches a CSP, and so does
+ *     dat_ep_connect with the port as conn_qual (and common_connect a
+ *     PSP): on TCP the two name spaces are one.
+ */
+static struct sd_sp *csp_from_handle(DAT_CSP_HANDLE h)
 {
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_CSP);
+
+	return o ? sd_container_of(o, struct sd_sp, obj) : NULL;
 }
 
-DAT_RETURN DAT_API sd_csp_query(DAT_CSP_HANDLE csp, DAT_CSP_PARAM_MASK mask,
-				DAT_CSP_PARAM *param)
+/* Whether @addr names @ia's address or the wildcard of its family. */
+static bool csp_addr_ok(const struct sd_ia *ia, const struct sockaddr *addr)
 {
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	const struct sockaddr_storage *own = &ia->addr.ss;
+
+	if (addr->sa_family != own->ss_family)
+		return false;
+	if (addr->sa_family == AF_INET) {
+		const struct in_addr *a = &((const struct sockaddr_in *)addr)->sin_addr;
+
+		return a->s_addr == htonl(INADDR_ANY) ||
+		       a->s_addr == ((const struct sockaddr_in *)own)->sin_addr.s_addr;
+	}
+	{
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)addr)->sin6_addr;
+
+		return IN6_IS_ADDR_UNSPECIFIED(a) ||
+		       IN6_ARE_ADDR_EQUAL(a, &((const struct sockaddr_in6 *)own)->sin6_addr);
+	}
 }
 
-DAT_RETURN DAT_API sd_csp_free(DAT_CSP_HANDLE csp)
+DAT_RETURN DAT_API sd_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
+				 DAT_IA_ADDRESS_PTR addr, DAT_EVD_HANDLE evd_handle,
+				 DAT_CSP_HANDLE *out)
 {
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_evd *evd;
+	struct sd_sp *sp;
+	DAT_CONN_QUAL port;
+	DAT_RETURN ret;
+
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (comm == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (addr == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	evd = cr_evd(ia, evd_handle);
+	if (evd == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+	if (out == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if ((comm->domain != AF_INET && comm->domain != AF_INET6) ||
+	    comm->type != SOCK_STREAM ||
+	    (comm->protocol != 0 && comm->protocol != IPPROTO_TCP))
+		return SD_ERR(DAT_COMM_NOT_SUPPORTED, 0);
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+	if (addr->sa_family != comm->domain)
+		return SD_ERR(DAT_COMM_NOT_SUPPORTED, 0);
+	if (!csp_addr_ok(ia, addr))
+		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNREACHABLE);
+	port = ntohs(addr->sa_family == AF_INET6 ?
+		     ((const struct sockaddr_in6 *)addr)->sin6_port :
+		     ((const struct sockaddr_in *)addr)->sin_port);
+
+	sp = sp_new(ia, SD_MAGIC_CSP, DAT_HANDLE_TYPE_CSP, evd);
+	if (sp == NULL)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	sp->flags = DAT_PSP_CONSUMER_FLAG;
+	sp->comm = *comm;
+	sp_list(sp, &ia->psps);
+	ret = sd_sp_listen(sp, ia, port);
+	if (ret != DAT_SUCCESS) {
+		pthread_mutex_lock(&ia->lock);
+		sd_list_del(&sp->obj.node);
+		evd->refs--;
+		pthread_mutex_unlock(&ia->lock);
+		pthread_mutex_destroy(&sp->lock);
+		free(sp);
+		return ret;
+	}
+	/* What it listens on: the IA's address, the port bound. */
+	sp->addr = ia->addr.ss;
+	if (sp->addr.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&sp->addr)->sin6_port = htons((uint16_t)sp->conn_qual);
+	else
+		((struct sockaddr_in *)&sp->addr)->sin_port = htons((uint16_t)sp->conn_qual);
+	*out = (DAT_CSP_HANDLE)sp;
+	return DAT_SUCCESS;
+}
+
+/* The returned pointers name the CSP's own copies: valid until its free. */
+DAT_RETURN DAT_API sd_csp_query(DAT_CSP_HANDLE h, DAT_CSP_PARAM_MASK mask,
+				DAT_CSP_PARAM *p)
+{
+	struct sd_sp *sp = csp_from_handle(h);
+
+	if (sp == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CSP);
+	if (p == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;	/* everything is cheap: fill it all */
+	pthread_mutex_lock(&sp->lock);
+	p->ia_handle = sd_ia_handle(sp->obj.ia);
+	p->comm = &sp->comm;
+	p->address_ptr = (DAT_IA_ADDRESS_PTR)&sp->addr;
+	p->evd_handle = (DAT_EVD_HANDLE)sp->evd;
+	pthread_mutex_unlock(&sp->lock);
+	return DAT_SUCCESS;
+}
+
+/* As dat_psp_free: the port is free again when this returns. */
+DAT_RETURN DAT_API sd_csp_free(DAT_CSP_HANDLE h)
+{
+	struct sd_sp *sp = csp_from_handle(h);
+
+	if (sp == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CSP);
+	sd_sp_release(sp);
+	return DAT_SUCCESS;
 }

@@ -1,17 +1,53 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RMRs (memory windows). For now an RMR can be created, queried and
- * freed, but not bound: dat_rmr_bind and dat_rmr_create_for_ep return
- * DAT_NOT_IMPLEMENTED until memory windows are implemented (a later
- * issue: a bind will take a context from the IA's table in lmr.c and
- * complete on the EP's request EVD). Consumers that expose memory use the
- * LMR's rmr_context, as dapltest does.
+ * RMRs: memory windows (DAT 2.0, 6.7; dat_rmr_bind(3), dat_rmr_free(3)).
+ *
+ * An RMR exposes a range of an LMR to the peer with remote privileges of
+ * its own, through a context that a bind makes and the next bind (or an
+ * unbind, a bind of length 0, or dat_rmr_free, or a peer's SEND with
+ * invalidate) ends. Its context lives in the IA's context table (lmr.c):
+ * the RMR holds a slot from creation, and every bind takes the slot's
+ * next generation, so a context once replaced never grants anything
+ * again. sd_mem_resolve_remote honours an RMR context with the RMR's own
+ * range, privileges and PZ, and for an RMR of dat_rmr_create_for_ep only
+ * on the EP it was bound through (scope EP; dat_rmr_create's are of
+ * scope PZ: any EP of the PZ).
+ *
+ * A bind is a request of an EP (post.c, sd_post_bind): it waits in the
+ * request queue behind the EP's earlier requests, takes effect when the
+ * transmitter reaches it (tx.c: so every later request of that EP, a
+ * SEND carrying the new context included, goes out after it, which is
+ * the fencing dat_rmr_bind(3) asks for), and completes with a
+ * DAT_RMR_BIND_COMPLETION_EVENT in order with the EP's other requests.
+ * dat_rmr_bind returns the new context at once; until the bind takes
+ * effect, the old binding still works. A bind flushed (the EP
+ * disconnected first) changes nothing.
+ *
+ * Lifetime. A binding counts in its LMR's refs (dat_lmr_free refuses
+ * while it exists), from the reservation at post time. dat_rmr_free is
+ * allowed on a bound RMR (it unbinds first) and even with binds in flight:
+ * the RMR is then only marked freed, and the last of them frees it.
+ * Accesses already granted keep a busy reference on the LMR, not on the
+ * RMR, so the memory stays registered while they place (dat_rmr_free(3):
+ * they "might or might not complete successfully").
+ *
+ * Locks: object lists under ia->lock; bindings, pending binds and the
+ * context table under the memory lock (softdapl.h), which the data path
+ * takes under ep->lock.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <dat2/dat_ib_extensions.h>
+
 #include "softdapl.h"
 #include "entry.h"
+
+/* The remote privileges a binding may grant. */
+#define RMR_PRIVS	(DAT_MEM_PRIV_REMOTE_READ_FLAG | \
+			 DAT_MEM_PRIV_REMOTE_WRITE_FLAG | \
+			 DAT_IB_MEM_PRIV_REMOTE_ATOMIC)
 
 static struct sd_rmr *rmr_of(DAT_RMR_HANDLE h)
 {
@@ -27,12 +63,20 @@ static struct sd_pz *pz_of(DAT_PZ_HANDLE h)
 	return obj != NULL ? sd_container_of(obj, struct sd_pz, obj) : NULL;
 }
 
-DAT_RETURN DAT_API sd_rmr_create(DAT_PZ_HANDLE pz_handle,
-				 DAT_RMR_HANDLE *rmr_handle)
+static struct sd_lmr *lmr_of(DAT_LMR_HANDLE h)
+{
+	struct sd_obj *obj = sd_obj_check(h, SD_MAGIC_LMR);
+
+	return obj != NULL ? sd_container_of(obj, struct sd_lmr, obj) : NULL;
+}
+
+static DAT_RETURN rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_SCOPE scope,
+			     DAT_RMR_HANDLE *rmr_handle)
 {
 	struct sd_pz *pz = pz_of(pz_handle);
 	struct sd_rmr *rmr;
 	struct sd_ia *ia;
+	int err;
 
 	if (pz == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
@@ -45,8 +89,18 @@ DAT_RETURN DAT_API sd_rmr_create(DAT_PZ_HANDLE pz_handle,
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	sd_obj_init(&rmr->obj, ia, SD_MAGIC_RMR, DAT_HANDLE_TYPE_RMR);
 	rmr->pz = pz;
+	rmr->scope = scope;
 
 	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&sd_mem_lock);
+	err = sd_ctx_alloc_rmr(ia, rmr);
+	pthread_mutex_unlock(&sd_mem_lock);
+	if (err != 0) {
+		pthread_mutex_unlock(&ia->lock);
+		free(rmr);
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+			      DAT_RESOURCE_MEMORY_REGION);
+	}
 	pz->refs++;
 	sd_list_add_tail(&ia->rmrs, &rmr->obj.node);
 	pthread_mutex_unlock(&ia->lock);
@@ -54,18 +108,24 @@ DAT_RETURN DAT_API sd_rmr_create(DAT_PZ_HANDLE pz_handle,
 	return DAT_SUCCESS;
 }
 
-/* Not implemented yet: see the top of this file. */
+/* An RMR of scope PZ. */
+DAT_RETURN DAT_API sd_rmr_create(DAT_PZ_HANDLE pz_handle,
+				 DAT_RMR_HANDLE *rmr_handle)
+{
+	return rmr_create(pz_handle, DAT_RMR_SCOPE_PZ, rmr_handle);
+}
+
+/* An RMR of scope EP: "specific to a single connection at a time". */
 DAT_RETURN DAT_API sd_rmr_create_for_ep(DAT_PZ_HANDLE pz_handle,
 					DAT_RMR_HANDLE *rmr_handle)
 {
-	if (pz_of(pz_handle) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-	if (rmr_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	return rmr_create(pz_handle, DAT_RMR_SCOPE_EP, rmr_handle);
 }
 
-/* An RMR is never bound yet: its triplet, privileges and context are 0. */
+/*
+ * The current binding; an unbound RMR reports a zero triplet, privileges
+ * and context (dat_rmr_query(3): they are "not defined").
+ */
 DAT_RETURN DAT_API sd_rmr_query(DAT_RMR_HANDLE rmr_handle,
 				DAT_RMR_PARAM_MASK mask, DAT_RMR_PARAM *param)
 {
@@ -80,26 +140,213 @@ DAT_RETURN DAT_API sd_rmr_query(DAT_RMR_HANDLE rmr_handle,
 	memset(param, 0, sizeof(*param));
 	param->ia_handle = sd_ia_handle(rmr->obj.ia);
 	param->pz_handle = rmr->pz;
-	param->mem_priv = DAT_MEM_PRIV_NONE_FLAG;
-	param->rmr_scope = DAT_RMR_SCOPE_PZ;
+	param->rmr_scope = rmr->scope;
 	param->va_type = DAT_VA_TYPE_VA;
+	param->mem_priv = DAT_MEM_PRIV_NONE_FLAG;
+	pthread_mutex_lock(&sd_mem_lock);
+	if (rmr->lmr != NULL) {
+		param->lmr_triplet.lmr_context = rmr->lmr->lmr_context;
+		param->lmr_triplet.virtual_address = rmr->va;
+		param->lmr_triplet.segment_length = (DAT_SEG_LENGTH)rmr->len;
+		param->mem_priv = rmr->priv;
+		param->rmr_context = rmr->rmr_context;
+	}
+	pthread_mutex_unlock(&sd_mem_lock);
 	return DAT_SUCCESS;
 }
 
-/* Not implemented yet: see the top of this file. */
+/*
+ * Checks what the RMR's side of a bind needs, then hands it to the EP
+ * (sd_post_bind: the EP, its state and PZ, the flags, the queue).
+ * Errors, in this order: DAT_INVALID_HANDLE (RMR; for a length other
+ * than 0, the LMR, which must be of the RMR's IA), DAT_INVALID_PARAMETER
+ * (ARG3: no triplet, a triplet that does not name that LMR or lies
+ * outside it; ARG4: privileges other than remote read, write and atomic
+ * (the local bits of DAT_MEM_PRIV_ALL_FLAG are accepted and ignored);
+ * ARG5: va_type not DAT_VA_TYPE_VA; ARG9: no rmr_context to return),
+ * DAT_PRIVILEGES_VIOLATION (dat_rmr_bind(3): remote read needs the LMR's
+ * local read, remote write and atomic its local write; local write
+ * implies local read, as everywhere in this provider), and
+ * DAT_PROTECTION_VIOLATION (an LMR of another PZ than the RMR). A length
+ * of 0 unbinds: the LMR and the rest of the triplet are then ignored and
+ * the returned context is 0 (dat_rmr_bind(3): "undefined").
+ */
 DAT_RETURN DAT_API sd_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 			       DAT_LMR_HANDLE lmr_handle,
-			       const DAT_LMR_TRIPLET *lmr_triplet,
+			       const DAT_LMR_TRIPLET *t,
 			       DAT_MEM_PRIV_FLAGS mem_priv, DAT_VA_TYPE va_type,
 			       DAT_EP_HANDLE ep_handle, DAT_RMR_COOKIE cookie,
 			       DAT_COMPLETION_FLAGS flags,
 			       DAT_RMR_CONTEXT *rmr_context)
 {
-	if (rmr_of(rmr_handle) == NULL)
+	struct sd_rmr *rmr = rmr_of(rmr_handle);
+	struct sd_bind b;
+	DAT_RMR_CONTEXT ignored;
+
+	if (rmr == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	if (t == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	memset(&b, 0, sizeof(b));
+	b.rmr = rmr;
+	if (t->segment_length > 0) {
+		struct sd_lmr *lmr = lmr_of(lmr_handle);
+		DAT_MEM_PRIV_FLAGS local;
+		uint64_t start;
+
+		if (lmr == NULL || lmr->obj.ia != rmr->obj.ia)
+			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+		start = (uint64_t)(uintptr_t)lmr->addr;
+		if (t->lmr_context != lmr->lmr_context ||
+		    t->virtual_address < start ||
+		    t->segment_length > lmr->len ||
+		    t->virtual_address - start > lmr->len - t->segment_length)
+			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		if (mem_priv & ~(DAT_MEM_PRIV_ALL_FLAG | RMR_PRIVS))
+			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		if (va_type != DAT_VA_TYPE_VA)
+			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		if (rmr_context == NULL)
+			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG9);
+		local = lmr->priv;
+		if (local & DAT_MEM_PRIV_LOCAL_WRITE_FLAG)
+			local |= DAT_MEM_PRIV_LOCAL_READ_FLAG;
+		if ((mem_priv & DAT_MEM_PRIV_REMOTE_READ_FLAG) &&
+		    !(local & DAT_MEM_PRIV_LOCAL_READ_FLAG))
+			return SD_ERR(DAT_PRIVILEGES_VIOLATION,
+				      DAT_PRIVILEGES_RDMA_READ);
+		if ((mem_priv & (DAT_MEM_PRIV_REMOTE_WRITE_FLAG |
+				 DAT_IB_MEM_PRIV_REMOTE_ATOMIC)) &&
+		    !(local & DAT_MEM_PRIV_LOCAL_WRITE_FLAG))
+			return SD_ERR(DAT_PRIVILEGES_VIOLATION,
+				      DAT_PRIVILEGES_RDMA_WRITE);
+		if (lmr->pz != rmr->pz)
+			return SD_ERR(DAT_PROTECTION_VIOLATION, 0);
+		b.lmr = lmr;
+		b.va = t->virtual_address;
+		b.len = t->segment_length;
+		b.priv = mem_priv & RMR_PRIVS;
+	} else {
+		if (mem_priv & ~(DAT_MEM_PRIV_ALL_FLAG | RMR_PRIVS))
+			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		if (va_type != DAT_VA_TYPE_VA)
+			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		if (rmr_context == NULL)
+			rmr_context = &ignored;
+	}
+	return sd_post_bind(ep_handle, &b, cookie, flags, rmr_context);
 }
 
+/* Frees @rmr, whose last bind has ended. No lock held. */
+static void rmr_final_free(struct sd_rmr *rmr)
+{
+	pthread_mutex_lock(&sd_mem_lock);
+	sd_ctx_release_rmr(rmr->obj.ia, rmr);
+	pthread_mutex_unlock(&sd_mem_lock);
+	free(rmr);
+}
+
+/* Ends @rmr's binding, if any. Memory lock held. */
+static void rmr_unbind(struct sd_rmr *rmr)
+{
+	if (rmr->lmr != NULL)
+		rmr->lmr->refs--;
+	rmr->lmr = NULL;
+	rmr->va = rmr->len = 0;
+	rmr->priv = 0;
+	rmr->rmr_context = 0;
+	rmr->ep_id = 0;
+}
+
+DAT_RETURN sd_rmr_bind_reserve(struct sd_bind *b)
+{
+	struct sd_rmr *rmr = b->rmr;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	pthread_mutex_lock(&sd_mem_lock);
+	b->ctx = 0;
+	if (b->lmr != NULL) {
+		b->ctx = sd_ctx_next_rmr(rmr->obj.ia, rmr);
+		if (b->ctx == 0)
+			ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				     DAT_RESOURCE_MEMORY_REGION);
+		else
+			b->lmr->refs++;
+	}
+	if (ret == DAT_SUCCESS)
+		rmr->pending++;
+	pthread_mutex_unlock(&sd_mem_lock);
+	return ret;
+}
+
+DAT_DTO_COMPLETION_STATUS sd_rmr_bind_exec(struct sd_bind *b, uint64_t ep_id)
+{
+	struct sd_rmr *rmr = b->rmr;
+	DAT_DTO_COMPLETION_STATUS st = DAT_DTO_SUCCESS;
+	bool last;
+
+	pthread_mutex_lock(&sd_mem_lock);
+	rmr->pending--;
+	if (rmr->freed) {
+		if (b->lmr != NULL)
+			b->lmr->refs--;
+		st = DAT_RMR_BIND_FAILURE;
+	} else {
+		rmr_unbind(rmr);
+		if (b->lmr != NULL) {	/* its reference passes to the RMR */
+			rmr->lmr = b->lmr;
+			rmr->va = b->va;
+			rmr->len = b->len;
+			rmr->priv = b->priv;
+			rmr->rmr_context = b->ctx;
+			rmr->ep_id = ep_id;
+		}
+	}
+	last = rmr->freed && rmr->pending == 0;
+	pthread_mutex_unlock(&sd_mem_lock);
+	if (last)
+		rmr_final_free(rmr);
+	return st;
+}
+
+void sd_rmr_bind_abort(struct sd_bind *b)
+{
+	struct sd_rmr *rmr = b->rmr;
+	bool last;
+
+	pthread_mutex_lock(&sd_mem_lock);
+	rmr->pending--;
+	if (b->lmr != NULL)
+		b->lmr->refs--;
+	last = rmr->freed && rmr->pending == 0;
+	pthread_mutex_unlock(&sd_mem_lock);
+	if (last)
+		rmr_final_free(rmr);
+}
+
+int sd_rmr_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
+		      DAT_RMR_CONTEXT ctx)
+{
+	struct sd_rmr *rmr;
+	int err = 0;
+
+	pthread_mutex_lock(&sd_mem_lock);
+	rmr = sd_ctx_find_rmr(ia, ctx);
+	if (rmr == NULL ||
+	    (rmr->scope == DAT_RMR_SCOPE_EP && rmr->ep_id != ep_id))
+		err = -ENOENT;
+	else if (rmr->pz != pz)
+		err = -EPERM;
+	else
+		rmr_unbind(rmr);
+	pthread_mutex_unlock(&sd_mem_lock);
+	return err;
+}
+
+/*
+ * dat_rmr_free(3): allowed bound or not; a bound RMR is unbound first,
+ * so its context grants nothing from here on.
+ */
 DAT_RETURN DAT_API sd_rmr_free(DAT_RMR_HANDLE rmr_handle)
 {
 	struct sd_rmr *rmr = rmr_of(rmr_handle);
@@ -110,14 +357,30 @@ DAT_RETURN DAT_API sd_rmr_free(DAT_RMR_HANDLE rmr_handle)
 	return DAT_SUCCESS;
 }
 
+/*
+ * Unlists @rmr and unbinds it; frees it now, or, with binds in flight,
+ * marks it for the last of them to free (they hold a pointer to it).
+ * Nothing touches @rmr after the memory lock is dropped unless it is
+ * ours to free.
+ */
 void sd_rmr_destroy(struct sd_rmr *rmr)
 {
 	struct sd_ia *ia = rmr->obj.ia;
+	bool now;
 
 	pthread_mutex_lock(&ia->lock);
 	rmr->pz->refs--;
 	sd_list_del(&rmr->obj.node);
 	rmr->obj.magic = SD_MAGIC_DEAD;
+	pthread_mutex_lock(&sd_mem_lock);
+	rmr_unbind(rmr);
+	now = rmr->pending == 0;
+	if (now)
+		sd_ctx_release_rmr(ia, rmr);
+	else
+		rmr->freed = true;
+	pthread_mutex_unlock(&sd_mem_lock);
 	pthread_mutex_unlock(&ia->lock);
-	free(rmr);
+	if (now)
+		free(rmr);
 }

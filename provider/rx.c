@@ -5,23 +5,26 @@
  * destination with readv, with one handler per opcode.
  *
  *   SD_RX_HDR   reading the 32-byte header (into rx.hdr)
- *   SD_RX_BUF   a SEND arrived and no receive is posted: RNR. The engine
+ *   SD_RX_BUF   a SEND or WRITE_IMM arrived and no receive is posted: RNR. The engine
  *               stops reading the socket (TCP flow control holds the
  *               sender, nothing is dropped) until a receive is posted,
  *               however long that takes; the peer's EOF is still seen
  *               (UV_DISCONNECT, i.e. EPOLLRDHUP).
  *   SD_RX_DATA  placing the payload: a SEND into the receive's segments
  *               (the EP's or an SRQ buffer), a WRITE into the region that
- *               sd_lmr_resolve_remote granted, a READ_RESP into the READ's
- *               segments. No bounce buffer, no allocation.
+ *               sd_mem_resolve_remote granted, a READ_RESP into the READ's
+ *               segments; an atomic's operands and result (16 and 8
+ *               bytes) into rx.args. No bounce buffer, no allocation.
  *
  * Everything the peer sends is checked before it is acted on: the
  * opcode, the reserved bits, lengths against our own limits (negotiated
- * in the handshake), the ack against what we sent, READ depth, READ_RESP
- * against the oldest READ outstanding. A violation sends TERMINATE
- * (protocol) and breaks the connection. Remote access is checked by
- * sd_lmr_resolve_remote before a byte is placed: a refusal sends
- * TERMINATE (remote access) naming the request, and breaks (WRITE-6).
+ * in the handshake), the ack against what we sent, READ and atomic depth,
+ * a response against the oldest READ or atomic outstanding. A violation
+ * sends TERMINATE (protocol) and breaks the connection. Remote access is
+ * checked by sd_mem_resolve_remote before a byte is placed (an LMR's or a
+ * bound RMR's context, its range, PZ and privilege; for an atomic the
+ * alignment too): a refusal sends TERMINATE (remote access) naming the
+ * request, and breaks (WRITE-6).
  *
  * Engine thread only, under ep->lock.
  */
@@ -29,6 +32,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+
+#include <dat2/dat_ib_extensions.h>
 
 #include "ep.h"
 
@@ -70,10 +75,21 @@ static void place(struct sd_ep *ep, const struct sd_sge *sge, uint32_t nsge,
 	ep->rx.state = SD_RX_DATA;
 }
 
-/* ---- SEND -------------------------------------------------------- */
+/* ---- SEND, WRITE_IMM: the receive they consume ------------------ */
 
-/* A SEND needs a receive: the EP's head, or a buffer of its SRQ. */
-static int send_take_buffer(struct sd_ep *ep)
+static bool is_write_imm(uint8_t op)
+{
+	return op == SD_OP_WRITE_IMM || op == SD_OP_WRITE_IMM_SE;
+}
+
+/*
+ * A SEND or a WRITE_IMM needs a receive: the EP's head, or a buffer of
+ * its SRQ. Without one, RNR: the engine stops reading until one is
+ * posted, and this runs again (SD_RX_BUF). A SEND's payload then goes
+ * into the receive's segments; a WRITE_IMM's into the region granted
+ * before (ep->rx.one), the receive only reporting it.
+ */
+static int take_receive(struct sd_ep *ep)
 {
 	struct sd_hdr *h = &ep->rx.h;
 	struct sd_wqe *w;
@@ -90,6 +106,10 @@ static int send_take_buffer(struct sd_ep *ep)
 		return RX_STOP;
 	}
 	ep->rx.wqe = w;
+	if (is_write_imm(h->op)) {
+		place(ep, &ep->rx.one, ep->rx.one.len > 0 ? 1 : 0, h->len);
+		return RX_GO;
+	}
 	if (h->len > w->len) {
 		/* RECV-5, SRQ-9: the receive fails, so does the connection. */
 		struct sd_wqe c = *w;
@@ -107,19 +127,44 @@ static int send_take_buffer(struct sd_ep *ep)
 	return RX_GO;
 }
 
+/*
+ * SEND, SEND_SE, SEND_INV, SEND_SE_INV. With invalidate, the RMR named
+ * by rkey is invalidated first, before a receive is taken: one that may
+ * not be (unknown context, an LMR's, another PZ's, an EP-scope RMR bound
+ * through another EP) breaks the connection, the SEND completing
+ * DAT_DTO_ERR_REMOTE_ACCESS at the requester, and consumes no receive.
+ */
 static int rx_send(struct sd_ep *ep)
 {
-	if (ep->rx.h.len > SD_MAX_MESSAGE_SIZE)
+	struct sd_hdr *h = &ep->rx.h;
+
+	if (h->len > SD_MAX_MESSAGE_SIZE)
 		return protocol_error(ep, "SEND above max_message_size");
-	return send_take_buffer(ep);
+	if ((h->op == SD_OP_SEND_INV || h->op == SD_OP_SEND_SE_INV) &&
+	    sd_rmr_invalidate(ep->obj.ia, ep->pz, ep->tx.ep_id, h->rkey) < 0)
+		return terminate(ep, SD_TERM_REMOTE_ACCESS, ep->rx.executed,
+				 "nothing to invalidate");
+	return take_receive(ep);
 }
 
-static int send_done(struct sd_ep *ep)
+/* The message or the written data is in: complete the receive. */
+static int receive_done(struct sd_ep *ep)
 {
+	struct sd_hdr *h = &ep->rx.h;
 	struct sd_wqe c = *ep->rx.wqe;
 
-	c.solicited = ep->rx.h.op == SD_OP_SEND_SE;	/* RECV-3 */
+	/* Only the copy says how it was filled: SRQ slots stay clean. */
+	c.solicited = h->op == SD_OP_SEND_SE || h->op == SD_OP_SEND_SE_INV ||
+		      h->op == SD_OP_WRITE_IMM_SE;	/* RECV-3 */
+	c.inv = h->op == SD_OP_SEND_INV || h->op == SD_OP_SEND_SE_INV;
+	c.remote.rmr_context = c.inv ? h->rkey : 0;
+	c.has_imm = is_write_imm(h->op);
+	c.imm = c.has_imm ? h->code : 0;
 
+	if (ep->rx.lmr != NULL) {
+		sd_lmr_remote_done(ep->rx.lmr);
+		ep->rx.lmr = NULL;
+	}
 	ep->rx.executed++;
 	if (ep->rx.from_srq)
 		sd_srq_release(ep->srq, ep->rx.wqe, false);
@@ -128,12 +173,16 @@ static int send_done(struct sd_ep *ep)
 	ep->rx.wqe = NULL;
 	ep->rx.from_srq = false;
 	/* RECV-1, RECV-2: the whole message, front segments first. */
-	sd_dto_complete(ep, &c, true, DAT_DTO_SUCCESS, ep->rx.h.len);
+	sd_dto_complete(ep, &c, true, DAT_DTO_SUCCESS, h->len);
 	return RX_GO;
 }
 
-/* ---- WRITE ------------------------------------------------------- */
+/* ---- WRITE, WRITE_IMM ---------------------------------------------- */
 
+/*
+ * WRITE-6: nothing is touched unless the region grants it. A WRITE_IMM
+ * is checked the same way, before it takes a receive.
+ */
 static int rx_write(struct sd_ep *ep)
 {
 	struct sd_hdr *h = &ep->rx.h;
@@ -141,25 +190,24 @@ static int rx_write(struct sd_ep *ep)
 
 	if (h->len > SD_MAX_RDMA_SIZE)
 		return protocol_error(ep, "WRITE above max_rdma_size");
-	if (h->len == 0) {
-		place(ep, NULL, 0, 0);
-		return RX_GO;
-	}
-	/* WRITE-6: nothing is touched unless the region grants it. */
-	r = sd_lmr_resolve_remote(ep->obj.ia, ep->pz, h->rkey, h->addr, h->len,
-				  DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &ep->rx.one,
-				  &ep->rx.lmr);
+	r = sd_mem_resolve_remote(ep->obj.ia, ep->pz, ep->tx.ep_id, h->rkey,
+				  h->addr, h->len, DAT_MEM_PRIV_REMOTE_WRITE_FLAG,
+				  &ep->rx.one, &ep->rx.lmr);
 	if (r < 0) {
 		ep->rx.lmr = NULL;
 		return terminate(ep, SD_TERM_REMOTE_ACCESS, ep->rx.executed,
 				 "WRITE refused");
 	}
-	place(ep, &ep->rx.one, 1, h->len);
+	if (is_write_imm(h->op))
+		return take_receive(ep);
+	place(ep, &ep->rx.one, h->len > 0 ? 1 : 0, h->len);
 	return RX_GO;
 }
 
 static int write_done(struct sd_ep *ep)
 {
+	if (is_write_imm(ep->rx.h.op))
+		return receive_done(ep);
 	if (ep->rx.lmr != NULL) {
 		sd_lmr_remote_done(ep->rx.lmr);
 		ep->rx.lmr = NULL;
@@ -168,27 +216,35 @@ static int write_done(struct sd_ep *ep)
 	return RX_GO;
 }
 
-/* ---- READ_REQ ---------------------------------------------------- */
+/* ---- READ_REQ and atomics: the responder --------------------------- */
+
+/* The next slot of the response ring, or NULL if the peer exceeds rd_in. */
+static struct sd_rresp *resp_slot(struct sd_ep *ep)
+{
+	if (ep->tx.resp_count >= ep->rd_in_max)
+		return NULL;
+	return &ep->tx.resp[(ep->tx.resp_head + ep->tx.resp_count) %
+			    ep->rd_in_max];
+}
 
 static int rx_read_req(struct sd_ep *ep)
 {
 	struct sd_hdr *h = &ep->rx.h;
-	struct sd_rresp *resp;
+	struct sd_rresp *resp = resp_slot(ep);
 	struct sd_lmr *lmr = NULL;
 	struct sd_sge sge = { NULL, 0 };
 
 	if (h->len > SD_MAX_RDMA_SIZE)
 		return protocol_error(ep, "READ above max_rdma_size");
-	if (ep->tx.resp_count >= ep->rd_in_max)
+	if (resp == NULL)
 		return protocol_error(ep, "too many READs outstanding");
-	if (h->len > 0 &&
-	    sd_lmr_resolve_remote(ep->obj.ia, ep->pz, h->rkey, h->addr, h->len,
-				  DAT_MEM_PRIV_REMOTE_READ_FLAG, &sge, &lmr) < 0)
+	if (sd_mem_resolve_remote(ep->obj.ia, ep->pz, ep->tx.ep_id, h->rkey,
+				  h->addr, h->len, DAT_MEM_PRIV_REMOTE_READ_FLAG,
+				  &sge, &lmr) < 0)
 		return terminate(ep, SD_TERM_REMOTE_ACCESS, ep->rx.executed,
 				 "READ refused");
-	resp = &ep->tx.resp[(ep->tx.resp_head + ep->tx.resp_count) %
-			    ep->rd_in_max];
 	resp->tag = h->tag;
+	resp->op = SD_OP_READ_RESP;
 	resp->sge = sge;
 	resp->lmr = lmr;
 	ep->tx.resp_count++;
@@ -197,34 +253,118 @@ static int rx_read_req(struct sd_ep *ep)
 	return RX_GO;
 }
 
-/* ---- READ_RESP --------------------------------------------------- */
+/*
+ * FETCH_ADD, CMP_SWAP: the operands come as the payload, into rx.args;
+ * like READs, atomics count against the read depth (rd_in).
+ */
+static int rx_atomic(struct sd_ep *ep)
+{
+	struct sd_hdr *h = &ep->rx.h;
 
-static int rx_read_resp(struct sd_ep *ep)
+	if (h->len != SD_ATOMIC_ARGS)
+		return protocol_error(ep, "atomic of a bad length");
+	if (resp_slot(ep) == NULL)
+		return protocol_error(ep, "too many atomics outstanding");
+	ep->rx.one.addr = (char *)ep->rx.args;
+	ep->rx.one.len = SD_ATOMIC_ARGS;
+	place(ep, &ep->rx.one, 1, SD_ATOMIC_ARGS);
+	return RX_GO;
+}
+
+/*
+ * The operands are in: check the access (8 bytes, aligned, with
+ * DAT_IB_MEM_PRIV_REMOTE_ATOMIC), execute it with one atomic instruction
+ * on the target word (so that it is atomic against every other atomic
+ * on that word, whichever connection, IA or process issues it) and queue
+ * the response carrying the previous value.
+ */
+static int atomic_done(struct sd_ep *ep)
+{
+	struct sd_hdr *h = &ep->rx.h;
+	struct sd_rresp *resp = resp_slot(ep);
+	uint64_t a = sd_get64(ep->rx.args), b = sd_get64(ep->rx.args + 8);
+	uint64_t old;
+	struct sd_lmr *lmr = NULL;
+	struct sd_sge sge;
+	uint64_t *word;
+
+	if (h->addr % SD_ATOMIC_SIZE != 0 ||
+	    sd_mem_resolve_remote(ep->obj.ia, ep->pz, ep->tx.ep_id, h->rkey,
+				  h->addr, SD_ATOMIC_SIZE,
+				  (DAT_MEM_PRIV_FLAGS)DAT_IB_MEM_PRIV_REMOTE_ATOMIC,
+				  &sge, &lmr) < 0)
+		return terminate(ep, SD_TERM_REMOTE_ACCESS, ep->rx.executed,
+				 "atomic refused");
+	word = (uint64_t *)(void *)sge.addr;	/* aligned: addr % 8 == 0 */
+	if (h->op == SD_OP_FETCH_ADD) {
+		old = __atomic_fetch_add(word, a, __ATOMIC_SEQ_CST);
+	} else {
+		old = a;
+		/* On failure old receives the current value. */
+		__atomic_compare_exchange_n(word, &old, b, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	}
+	sd_lmr_remote_done(lmr);
+	resp->tag = h->tag;
+	resp->op = SD_OP_ATOMIC_RESP;
+	sd_put64(resp->val, old);
+	resp->sge.addr = (char *)resp->val;
+	resp->sge.len = SD_ATOMIC_SIZE;
+	resp->lmr = NULL;
+	ep->tx.resp_count++;
+	ep->rx.executed++;
+	return RX_GO;
+}
+
+/* ---- READ_RESP, ATOMIC_RESP: the requester ------------------------ */
+
+/*
+ * The peer answers in order: the response must be for the oldest READ
+ * or atomic still waiting, of the matching kind, tag and length. A READ's
+ * bytes go straight into its segments; an atomic's old value into
+ * rx.args first (it is converted from little-endian when it lands).
+ */
+static int rx_resp(struct sd_ep *ep)
 {
 	struct sd_hdr *h = &ep->rx.h;
 	struct sd_wqe *w = NULL;
 	uint32_t i;
 
-	/* The peer answers in order: the oldest READ still waiting. */
 	for (i = 0; i < ep->tx.next; i++) {
 		struct sd_wqe *x = sd_wq_at(&ep->sq, i);
 
-		if (x->op == SD_WR_RDMA_READ && x->status == SD_WQE_PENDING) {
+		if ((x->op == SD_WR_RDMA_READ || x->op == SD_WR_FETCH_ADD ||
+		     x->op == SD_WR_CMP_SWAP) && x->status == SD_WQE_PENDING) {
 			w = x;
 			break;
 		}
 	}
-	if (w == NULL || w->seq != h->tag || w->len != h->len)
-		return protocol_error(ep, "unexpected READ_RESP");
+	if (w == NULL || w->seq != h->tag ||
+	    (w->op == SD_WR_RDMA_READ) != (h->op == SD_OP_READ_RESP) ||
+	    w->len != h->len)
+		return protocol_error(ep, "unexpected response");
 	ep->rx.wqe = w;
 	ep->rx.from_srq = false;
-	place(ep, w->sge, w->nsge, h->len);
+	if (h->op == SD_OP_ATOMIC_RESP) {
+		ep->rx.one.addr = (char *)ep->rx.args;
+		ep->rx.one.len = SD_ATOMIC_SIZE;
+		place(ep, &ep->rx.one, 1, SD_ATOMIC_SIZE);
+	} else {
+		place(ep, w->sge, w->nsge, h->len);
+	}
 	return RX_GO;
 }
 
-static int read_resp_done(struct sd_ep *ep)
+static int resp_done(struct sd_ep *ep)
 {
-	ep->rx.wqe->status = DAT_DTO_SUCCESS;
+	struct sd_wqe *w = ep->rx.wqe;
+
+	if (ep->rx.h.op == SD_OP_ATOMIC_RESP) {
+		uint64_t old = sd_get64(ep->rx.args);
+
+		memcpy(w->sge[0].addr, &old, SD_ATOMIC_SIZE);
+	}
+	w->status = DAT_DTO_SUCCESS;
 	ep->rx.wqe = NULL;
 	ep->tx.rd_out--;
 	sd_tx_complete_acked(ep);
@@ -249,7 +389,8 @@ static int rx_terminate(struct sd_ep *ep)
 	for (i = 0; i < ep->tx.next; i++) {
 		struct sd_wqe *w = sd_wq_at(&ep->sq, i);
 
-		if (w->seq != h->tag)
+		/* A bind went nowhere: its seq means nothing. */
+		if (w->op == SD_WR_BIND || w->seq != h->tag)
 			continue;
 		/* The culprit; the rest is flushed when the EP closes. */
 		if (h->code == SD_TERM_REMOTE_ACCESS)
@@ -280,21 +421,28 @@ static int rx_disconnect(struct sd_ep *ep)
 
 /*
  * One handler per opcode: @start runs when the header is in (checked
- * already), @done when the payload is placed.
+ * already), @done when the payload is placed. Whether len counts
+ * payload bytes is proto.h's sd_op_has_payload.
  */
 static const struct {
 	int (*start)(struct sd_ep *ep);
 	int (*done)(struct sd_ep *ep);
-	bool payload;		/* len counts payload bytes that follow */
 } handlers[SD_OP_MAX + 1] = {
-	[SD_OP_SEND] = { rx_send, send_done, true },
-	[SD_OP_SEND_SE] = { rx_send, send_done, true },
-	[SD_OP_WRITE] = { rx_write, write_done, true },
-	[SD_OP_READ_REQ] = { rx_read_req, NULL, false },
-	[SD_OP_READ_RESP] = { rx_read_resp, read_resp_done, true },
-	[SD_OP_ACK] = { rx_ack, NULL, false },
-	[SD_OP_TERMINATE] = { rx_terminate, NULL, false },
-	[SD_OP_DISCONNECT] = { rx_disconnect, NULL, false },
+	[SD_OP_SEND] = { rx_send, receive_done },
+	[SD_OP_SEND_SE] = { rx_send, receive_done },
+	[SD_OP_SEND_INV] = { rx_send, receive_done },
+	[SD_OP_SEND_SE_INV] = { rx_send, receive_done },
+	[SD_OP_WRITE] = { rx_write, write_done },
+	[SD_OP_WRITE_IMM] = { rx_write, write_done },
+	[SD_OP_WRITE_IMM_SE] = { rx_write, write_done },
+	[SD_OP_READ_REQ] = { rx_read_req, NULL },
+	[SD_OP_READ_RESP] = { rx_resp, resp_done },
+	[SD_OP_FETCH_ADD] = { rx_atomic, atomic_done },
+	[SD_OP_CMP_SWAP] = { rx_atomic, atomic_done },
+	[SD_OP_ATOMIC_RESP] = { rx_resp, resp_done },
+	[SD_OP_ACK] = { rx_ack, NULL },
+	[SD_OP_TERMINATE] = { rx_terminate, NULL },
+	[SD_OP_DISCONNECT] = { rx_disconnect, NULL },
 };
 
 /* A complete header: check it, take its ack, dispatch. */
@@ -308,7 +456,7 @@ static int rx_header(struct sd_ep *ep)
 	if (h->op == 0 || h->op > SD_OP_MAX || h->flags != 0 ||
 	    ep->rx.hdr[2] != 0 || ep->rx.hdr[3] != 0)
 		return protocol_error(ep, "bad opcode or flags");
-	if (!handlers[h->op].payload && h->len != 0 && h->op != SD_OP_READ_REQ)
+	if (!sd_op_has_payload(h->op) && h->len != 0 && h->op != SD_OP_READ_REQ)
 		return protocol_error(ep, "length on a frame without payload");
 	/* The ack may only cover requests we sent. */
 	acked = h->ack - ep->tx.peer_ack;
@@ -386,7 +534,7 @@ void sd_rx_progress(struct sd_ep *ep)
 				return;
 			break;
 		case SD_RX_BUF:
-			if (send_take_buffer(ep) == RX_STOP)
+			if (take_receive(ep) == RX_STOP)
 				return;
 			break;
 		case SD_RX_DATA:

@@ -7,11 +7,14 @@
  *
  *   provider.c   dat_provider_init/fini, the DAT_PROVIDER table
  *   ia.c         IA open/query/close; params.c: ia_params parsing
- *   pz.c lmr.c rmr.c                memory: PZ, LMR (contexts, bounds), RMR
+ *   pz.c lmr.c rmr.c                memory: PZ, LMR (contexts, bounds, types),
+ *                                   RMR (memory windows, binds)
  *   evd.c cno.c                     events: EVD rings, waiting, CNO
  *   ep.c         EP lifecycle and state machine   (ep.h: EP, PSP, RSP, CR, SRQ)
  *   psp.c rsp.c cr.c cm.c           service points, requests, handshake
- *   post.c       the DTO entry points (post_send/recv/rdma_write/rdma_read)
+ *   post.c       the DTO entry points (post_send/recv/rdma_write/rdma_read,
+ *                send_with_invalidate, rdma_read_to_rmr), the EP side of
+ *                dat_rmr_bind, the IB extension's requests (for ext.c)
  *   srq.c        SRQ
  *   tx.c rx.c    the wire engine: framing out, placing in (proto.h)
  *   engine.c     the event loop thread and how other threads reach it
@@ -44,6 +47,7 @@
  *   ia->lock     object lists of the IA, the LMR context table
  *   ep->lock     EP state, its queues, its connection's tx/rx state
  *   srq->lock    SRQ buffers
+ *   memory lock (lmr.c)  context tables, LMR references, RMR bindings
  *   async lock (ia.c)    which EVD each IA's async errors go to
  *   evd->lock    the event ring, waiters
  *   cno->lock
@@ -64,6 +68,7 @@
 
 #include <dat2/udat.h>
 #include <dat2/dat_registry.h>
+#include <dat2/dat_ib_extensions.h>
 
 #define SD_EXPORT __attribute__((visibility("default")))
 
@@ -135,6 +140,10 @@ enum sd_magic {
 	SD_MAGIC_RSP	= 0x53445253,
 	SD_MAGIC_CR	= 0x53444352,
 	SD_MAGIC_SRQ	= 0x53445351,
+	SD_MAGIC_CSP	= 0x53444353,	/* psp.c */
+	SD_MAGIC_UD_EP	= 0x53445545,	/* ud.c: an unreliable datagram EP */
+	SD_MAGIC_UD_CR	= 0x53445543,	/* udcm.c: a UD connection request */
+	SD_MAGIC_QUERY	= 0x53445151,	/* ext.c: dat_ib_open_query's handle */
 	SD_MAGIC_DEAD	= 0x44454144,
 };
 
@@ -188,9 +197,9 @@ struct sd_obj *sd_obj_check(DAT_HANDLE h, uint32_t magic);
 /* IA (ia.c, params.c)                                                */
 
 /*
- * LMRs per IA, reported by ia_query: the slots of the context table
- * (lmr.c; one of 2^14 is reserved). The other limits are in the EP and
- * EVD sections.
+ * LMRs per IA, reported by ia_query (max_lmrs, and max_rmrs: RMRs share
+ * the table): the slots of the context table (lmr.c; one of 2^14 is
+ * reserved). The other limits are in the EP and EVD sections.
  */
 #define SD_MAX_LMRS		16383
 
@@ -222,9 +231,12 @@ struct sd_ia {
 	/* Object lists, all under lock. */
 	struct sd_list		pzs, lmrs, rmrs, evds, cnos, eps, psps, rsps,
 				crs, srqs;
+	/* The IB extension's objects (ext.h), under lock: UD EPs and CRs. */
+	struct sd_list		ud_eps, ud_crs;
+	uint64_t		cnt[DCNT_IA_ALL_COUNTERS];	/* sd_cnt_*: DCNT_IA_* */
 	/* LMR/RMR context table: lmr.c allocates it, ia_close frees it. */
-	struct sd_ctx_table	*ctx_table;	/* lock */
-	uint32_t		ctx_size;	/* lock; slots in ctx_table */
+	struct sd_ctx_table	*ctx_table;	/* memory lock (sd_mem_lock) */
+	uint32_t		ctx_size;	/* memory lock; slots in ctx_table */
 	uint32_t		ctx_seed;	/* const; random key for contexts */
 };
 
@@ -280,6 +292,17 @@ void sd_ep_destroy_all(struct sd_ia *ia);
 /* ------------------------------------------------------------------ */
 /* Memory (pz.c, lmr.c, rmr.c)                                        */
 
+/*
+ * The memory lock (lmr.c): every IA's context table (ia->ctx_table,
+ * ctx_size), the references and busy counts of LMRs and the bindings of
+ * RMRs. It is what the data path takes to check a context, under ep->lock
+ * or srq->lock, so it nests inside those and takes nothing itself (see
+ * the lock order above). Object lists stay under ia->lock, which is taken
+ * before it where both are needed. One lock for the process: lookups are
+ * O(1) and short.
+ */
+extern pthread_mutex_t sd_mem_lock;
+
 struct sd_pz {
 	struct sd_obj	obj;
 	unsigned	refs;		/* ia->lock: LMRs, RMRs, EPs, SRQs using it */
@@ -295,7 +318,13 @@ struct sd_lmr {
 	DAT_VA_TYPE		va_type;	/* const */
 	DAT_LMR_CONTEXT		lmr_context;	/* const */
 	DAT_RMR_CONTEXT		rmr_context;	/* const */
-	unsigned		busy;		/* ia->lock: remote accesses placing now */
+	struct sd_lmr		*parent;	/* const: DAT_MEM_TYPE_LMR: the LMR it
+						 * was made over (counted in its refs) */
+	unsigned		refs;		/* memory lock: LMRs made over it, RMRs
+						 * bound or being bound to it */
+	unsigned		busy;		/* memory lock: remote accesses placing now */
+	char			cookie[DAT_LMR_COOKIE_SIZE]; /* const:
+						 * DAT_MEM_TYPE_SHARED_VIRTUAL's id */
 };
 
 /*
@@ -318,7 +347,7 @@ struct sd_sge {
  * argument of every post call), DAT_PROTECTION_/DAT_PRIVILEGES_READ or
  * _WRITE after @need. A zero segment_length resolves to an empty @sge
  * whatever the other fields (DAT: they are then don't-care). Any thread;
- * takes ia->lock; allocates nothing.
+ * takes the memory lock; allocates nothing.
  */
 DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
 				const DAT_LMR_TRIPLET *t, DAT_MEM_PRIV_FLAGS need,
@@ -326,16 +355,27 @@ DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
 
 /*
  * Grants a remote peer access to [va, va + len) through @rmr_context for
- * an EP of PZ @pz with privilege @need (DAT_MEM_PRIV_REMOTE_READ_FLAG or
- * _WRITE_FLAG). On success returns 0, points @sge at the memory and takes
- * a busy reference on the LMR (release with sd_lmr_remote_done once the
- * bytes are placed or sent): the LMR cannot be freed meanwhile. Returns
- * -ENOENT (unknown context), -EACCES (no privilege), -EPERM (other PZ) or
- * -ERANGE (outside the region); the peer's bytes then touch nothing.
- * A zero-length access checks nothing (as on IB): 0, an empty @sge and
- * *lmr = NULL, which sd_lmr_remote_done accepts. Any thread; takes
- * ia->lock; allocates nothing.
+ * an EP of PZ @pz with privilege @need (DAT_MEM_PRIV_REMOTE_READ_FLAG,
+ * _WRITE_FLAG or DAT_IB_MEM_PRIV_REMOTE_ATOMIC). The context is an LMR's
+ * rmr_context or the context of a bound RMR (with the RMR's own range,
+ * privileges and PZ; an RMR of dat_rmr_create_for_ep only for the EP
+ * whose identity @ep_id it was bound through: sd_tx.ep_id). On success
+ * returns 0, points @sge at the memory and takes a busy reference on the
+ * LMR the memory belongs to (release with sd_lmr_remote_done once the
+ * bytes are placed or sent): that LMR cannot be freed meanwhile (an RMR
+ * can: dat_rmr_free(3) lets accesses already arrived finish). Returns
+ * -ENOENT (unknown context, or an RMR bound through another EP), -EACCES
+ * (no privilege), -EPERM (other PZ) or -ERANGE (outside the region); the
+ * peer's bytes then touch nothing. A zero-length access checks nothing
+ * (as on IB): 0, an empty @sge and *lmr = NULL, which sd_lmr_remote_done
+ * accepts. Any thread; takes the memory lock; allocates nothing.
+ *
+ * sd_lmr_resolve_remote is the same with @ep_id 0: no EP-scope RMR.
  */
+int sd_mem_resolve_remote(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
+			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
+			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
+			  struct sd_sge *sge, struct sd_lmr **lmr);
 int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
 			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
 			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
@@ -343,13 +383,107 @@ int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
 void sd_lmr_remote_done(struct sd_lmr *lmr);
 
 /*
- * An RMR (memory window). dat_rmr_bind is not implemented yet: an RMR is
- * created, queried and freed, never bound.
+ * dat_ep_post_rdma_read_to_rmr's local side: resolves the RMR triplet @t
+ * of this IA (an LMR's rmr_context or a bound RMR's context, as above)
+ * for the data of a read to be placed in, on an EP of PZ @pz and identity
+ * @ep_id: it needs DAT_MEM_PRIV_REMOTE_WRITE_FLAG, the data arriving as a
+ * remote write would. DAT_SUCCESS, or DAT_PRIVILEGES_VIOLATION /
+ * DAT_PRIVILEGES_WRITE (unknown context, no such privilege),
+ * DAT_PROTECTION_VIOLATION / DAT_PROTECTION_WRITE (another PZ),
+ * DAT_INVALID_PARAMETER / DAT_INVALID_ARG2 (outside the region). Takes no
+ * busy reference (a local buffer, as a post's LMR segments). Any thread;
+ * takes the memory lock.
+ */
+DAT_RETURN sd_mem_resolve_rmr_local(struct sd_ia *ia, struct sd_pz *pz,
+				    uint64_t ep_id, const DAT_RMR_TRIPLET *t,
+				    struct sd_sge *sge);
+
+/*
+ * An RMR (memory window, DAT 2.0 6.7). dat_rmr_create makes one of PZ
+ * scope (its context works on any EP of its PZ), dat_rmr_create_for_ep
+ * one of EP scope (only on the EP it was last bound through). Each holds
+ * a slot of the IA's context table from creation; every bind takes a new
+ * generation of that slot, so an old context never matches again.
  */
 struct sd_rmr {
 	struct sd_obj	obj;
 	struct sd_pz	*pz;		/* const */
+	DAT_RMR_SCOPE	scope;		/* const: DAT_RMR_SCOPE_PZ or _EP */
+	/* The rest under the memory lock. */
+	uint32_t	slot;		/* its index in ia->ctx_table */
+	struct sd_lmr	*lmr;		/* bound to (counted in its refs), or NULL */
+	uint64_t	va, len;	/* the bound range */
+	DAT_MEM_PRIV_FLAGS priv;	/* the bound remote privileges */
+	DAT_RMR_CONTEXT	rmr_context;	/* the binding's context; 0 unbound */
+	uint64_t	ep_id;		/* EP scope: the EP bound through */
+	unsigned	pending;	/* binds posted, not yet done or flushed */
+	bool		freed;		/* dat_rmr_free ran; the last pending
+					 * bind's end frees it */
 };
+
+/*
+ * A bind in flight (in its WQE): what dat_rmr_bind asked for, checked,
+ * and the context it reserved. @lmr is counted in the LMR's refs from
+ * sd_rmr_bind_reserve until the binding ends.
+ */
+struct sd_bind {
+	struct sd_rmr		*rmr;
+	struct sd_lmr		*lmr;	/* NULL: unbind (length 0) */
+	uint64_t		va, len;
+	DAT_MEM_PRIV_FLAGS	priv;
+	DAT_RMR_CONTEXT		ctx;	/* the new context; 0 for an unbind */
+};
+
+/*
+ * lmr.c's context table, for rmr.c; memory lock held. alloc_rmr gives
+ * @rmr a slot of its own (0 or -ENOMEM; may grow the table), release_rmr
+ * gives it back for good, next_rmr reserves the next context of its slot
+ * (0: none left, the table being full). find_rmr: the bound RMR whose
+ * current context is @ctx, or NULL.
+ */
+int sd_ctx_alloc_rmr(struct sd_ia *ia, struct sd_rmr *rmr);
+void sd_ctx_release_rmr(struct sd_ia *ia, struct sd_rmr *rmr);
+DAT_RMR_CONTEXT sd_ctx_next_rmr(struct sd_ia *ia, struct sd_rmr *rmr);
+struct sd_rmr *sd_ctx_find_rmr(const struct sd_ia *ia, DAT_RMR_CONTEXT ctx);
+
+/*
+ * post.c: queues the bind @b (checked by dat_rmr_bind in rmr.c) on the
+ * request queue of EP @ep, where it takes effect in order with the EP's
+ * other requests (the RMR's old binding works until then) and completes
+ * with DAT_RMR_BIND_COMPLETION_EVENT on the request EVD. Checks the EP
+ * (handle, state: CONNECTED, or DISCONNECTED where it is flushed at once),
+ * the PZ, @flags (SUPPRESS, UNSIGNALLED if allowed, BARRIER_FENCE: else
+ * DAT_INVALID_ARG8) and the queue; reserves through sd_rmr_bind_reserve
+ * and stores the new context in *@ctx (0 when flushed or unbinding).
+ * Returns the DAT_RETURN for the consumer.
+ */
+DAT_RETURN sd_post_bind(DAT_EP_HANDLE ep, const struct sd_bind *b,
+			DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
+			DAT_RMR_CONTEXT *ctx);
+
+/*
+ * rmr.c, for post.c and tx.c, under the memory lock taken inside (callers
+ * may hold ep->lock). Reserve: counts the bind as pending, references its
+ * LMR and gives it a new context (DAT_SUCCESS or
+ * DAT_INSUFFICIENT_RESOURCES when the table has no generation left).
+ * Exec: applies it for EP @ep_id, dropping the old binding; returns
+ * DAT_DTO_SUCCESS, or DAT_RMR_BIND_FAILURE if the RMR was freed
+ * meanwhile. Abort: a flushed bind; undoes the reservation. Exec and
+ * abort end the bind: they may free a freed RMR.
+ */
+DAT_RETURN sd_rmr_bind_reserve(struct sd_bind *b);
+DAT_DTO_COMPLETION_STATUS sd_rmr_bind_exec(struct sd_bind *b, uint64_t ep_id);
+void sd_rmr_bind_abort(struct sd_bind *b);
+
+/*
+ * The receiving side of a SEND with invalidate: unbinds the RMR of @ia
+ * whose current context is @ctx, if it is of PZ @pz and, for an EP-scope
+ * RMR, bound through EP @ep_id. 0, or -ENOENT (no such RMR: an LMR's
+ * context is never invalidated, dat_lmr_create(3)) or -EPERM (another
+ * PZ). Any thread; takes the memory lock.
+ */
+int sd_rmr_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
+		      DAT_RMR_CONTEXT ctx);
 
 /* ia_close's teardown of the memory objects (see sd_ep_destroy_all). */
 void sd_rmr_destroy(struct sd_rmr *rmr);
@@ -390,6 +524,10 @@ enum sd_wr_op {
 	SD_WR_RECV,
 	SD_WR_RDMA_WRITE,
 	SD_WR_RDMA_READ,
+	SD_WR_BIND,		/* dat_rmr_bind: takes effect in turn, locally */
+	SD_WR_WRITE_IMM,	/* sd_post_write_imm (ext.c) */
+	SD_WR_FETCH_ADD,	/* sd_post_atomic (ext.c): completes as a READ */
+	SD_WR_CMP_SWAP,
 };
 
 struct sd_ep;
@@ -402,11 +540,21 @@ struct sd_wqe {
 	uint16_t		nsge;
 	uint32_t		seq;		/* request sequence number on the wire */
 	bool			solicited;	/* receive: filled by a SEND_SE */
+	bool			inv;		/* SEND: with invalidate of
+						 * remote.rmr_context; receive: it
+						 * invalidated remote.rmr_context */
+	bool			has_imm;	/* receive: consumed by a WRITE_IMM */
+	uint32_t		imm;		/* WRITE_IMM, receive: immediate data */
 	uint64_t		len;		/* bytes the segments hold (or the message) */
 	uint64_t		done;		/* bytes sent or placed so far */
 	struct sd_sge		*sge;		/* the queue's max_sge slots for this WQE */
-	DAT_RMR_TRIPLET		remote;		/* RDMA write/read target */
+	DAT_RMR_TRIPLET		remote;		/* RDMA write/read, atomic target */
 	struct sd_ep		*ep;		/* SRQ buffers: the EP that took it */
+	union {
+		uint8_t		atomic[16];	/* atomics: the request's payload
+						 * (SD_ATOMIC_ARGS, proto.h) */
+		struct sd_bind	bind;		/* SD_WR_BIND */
+	} x;
 };
 
 /*
@@ -458,6 +606,77 @@ static inline void sd_wq_pop(struct sd_wq *wq)
 }
 
 /* ------------------------------------------------------------------ */
+/* Extended requests of the data path (post.c, tx.c, rx.c)             */
+
+/*
+ * Used by ext.c: the IB extension's dat_ib_post_rdma_write_immed,
+ * dat_ib_post_fetch_and_add and dat_ib_post_cmp_and_swap end here. Both
+ * are request posts with post.c's contract (STYLE habit 4): a synchronous
+ * failure returns the DAT_RETURN for the consumer and never completes; a
+ * success completes exactly once, in post order with the EP's other
+ * requests, on the EP's request EVD. ext.c passes the consumer's
+ * arguments unchanged and returns what these return; they check every
+ * argument (the EP handle included) and allocate nothing. Any consumer
+ * thread, no lock held.
+ *
+ * Completion events are made by the data path itself (post.c), in
+ * OFED's format: event_number DAT_IB_DTO_EVENT, the DTO fields in
+ * event_data.dto_completion_event_data (operation DAT_IB_DTO_RDMA_WRITE_IMMED,
+ * DAT_IB_DTO_FETCH_ADD or DAT_IB_DTO_CMP_SWAP; transfered_length the bytes
+ * written, 8 for an atomic), and a DAT_IB_EXTENSION_EVENT_DATA in
+ * event_extension_data (type DAT_IB_RDMA_WRITE_IMMED, DAT_IB_FETCH_AND_ADD
+ * or DAT_IB_CMP_AND_SWAP; status DAT_OP_SUCCESS or DAT_IB_OP_ERR).
+ *
+ * sd_post_write_imm: an RDMA write of @iov (@n segments, local read
+ * privilege) to @remote, then 32 bits of immediate data @imm. At the
+ * target, once the data is placed, the write consumes the next receive
+ * (the EP's or one of its SRQ), which completes on the receive EVD as
+ * DAT_IB_DTO_EVENT, operation DAT_IB_DTO_RECV_IMMED, type
+ * DAT_IB_RDMA_WRITE_IMMED_DATA, val.immed.data = @imm, transfered_length
+ * = the bytes written (the receive's own buffer is not touched). The
+ * target waits for a receive as for a SEND (RNR: no timeout). Flags:
+ * SUPPRESS, UNSIGNALLED (if the EP allows it), BARRIER_FENCE,
+ * SOLICITED_WAIT (the target's receive completes as a solicited event).
+ * Errors: as dat_ep_post_rdma_write, with DAT_INVALID_ARG2 for @n,
+ * _ARG3 for @iov, _ARG5 for @remote, _ARG7 for @flags (the order of
+ * dat_ib_post_rdma_write_immed's arguments).
+ *
+ * sd_post_atomic: an 8-byte atomic at remote->virtual_address (8-byte
+ * aligned, remote->segment_length >= 8) through remote->rmr_context,
+ * which must grant DAT_IB_MEM_PRIV_REMOTE_ATOMIC. SD_ATOMIC_FETCH_ADD
+ * adds @cmp_add; SD_ATOMIC_CMP_SWAP stores @swap if the word equals
+ * @cmp_add. The word is a host-order uint64_t of the target, changed with
+ * one hardware atomic instruction, hence atomic with respect to every
+ * other atomic on it, from any connection, IA or process. Its previous
+ * value is written to the first 8 bytes of @local (one triplet, local
+ * write privilege, segment_length >= 8) before the completion. Atomics
+ * count against the EP's RDMA read depth (max_rdma_read_out/in), as on
+ * IB. Flags: SUPPRESS, UNSIGNALLED (if allowed), BARRIER_FENCE.
+ * Errors: DAT_INVALID_HANDLE (EP), DAT_INVALID_PARAMETER (@op, a
+ * misaligned address: subtype of @remote's argument; unknown flags),
+ * DAT_LENGTH_ERROR (a triplet shorter than 8 bytes), COMMON-5..7 for
+ * @local, DAT_INVALID_STATE, DAT_INSUFFICIENT_RESOURCES. Subtypes follow
+ * the order of the dat_ib_post_* macros: fetch-and-add (ep, add, local,
+ * cookie, remote, flags) ARG3/ARG5/ARG6; compare-and-swap (ep, cmp, swap,
+ * local, cookie, remote, flags) ARG4/ARG6/ARG7.
+ */
+DAT_RETURN sd_post_write_imm(DAT_EP_HANDLE ep, DAT_COUNT n,
+			     const DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+			     const DAT_RMR_TRIPLET *remote, uint32_t imm,
+			     DAT_COMPLETION_FLAGS flags);
+
+enum sd_atomic_op {
+	SD_ATOMIC_FETCH_ADD,
+	SD_ATOMIC_CMP_SWAP,
+};
+
+DAT_RETURN sd_post_atomic(DAT_EP_HANDLE ep, enum sd_atomic_op op,
+			  uint64_t cmp_add, uint64_t swap,
+			  const DAT_LMR_TRIPLET *local, DAT_DTO_COOKIE cookie,
+			  const DAT_RMR_TRIPLET *remote,
+			  DAT_COMPLETION_FLAGS flags);
+
+/* ------------------------------------------------------------------ */
 /* Events (evd.c, cno.c)                                              */
 
 struct sd_cno;
@@ -470,9 +689,16 @@ struct sd_cno;
 #define SD_MAX_EVD_QLEN		(1 << 20)
 
 /*
+ * EVDs per IA that ia_query reports as max_evds. Not enforced: EVDs are
+ * plain memory, so an IA may in fact create more.
+ */
+#define SD_MAX_EVDS		65536
+
+/*
  * An event dispatcher: a ring of @qlen events, allocated at creation (and
  * by resize), so that posting, dequeueing and waiting allocate nothing.
- * At most one thread waits in dat_evd_wait at a time.
+ * At most one thread waits in dat_evd_wait at a time. evd.c states the
+ * rules (waiting, notification, overflow) and where each comes from.
  */
 struct sd_evd {
 	struct sd_obj		obj;
@@ -485,12 +711,15 @@ struct sd_evd {
 	DAT_COUNT		count;		/* lock; events in the ring */
 	bool			enabled;	/* lock */
 	bool			waitable;	/* lock */
-	bool			overflowed;	/* lock; overflow reported once */
+	bool			overflowed;	/* lock; an event was lost: the EVD is
+						 * out of service for good (evd.c) */
 	DAT_COUNT		threshold;	/* lock; of the current waiter */
 	bool			notified;	/* lock; a notification event came during the wait */
+	bool			unwaited;	/* lock; set_unwaitable released the waiter */
 	unsigned		waiters;	/* lock; 0 or 1 */
 	struct sd_cno		*cno;		/* lock, and ia->lock to change it */
 	unsigned		refs;		/* ia->lock: EPs, PSPs, RSPs, SRQs using it */
+	uint64_t		cnt[DCNT_EVD_ALL_COUNTERS];	/* sd_cnt_*: DCNT_EVD_* */
 };
 
 /*
@@ -515,12 +744,12 @@ void sd_evd_destroy(struct sd_evd *evd);
  * once the ring holds its threshold, or, when nobody waits and the EVD is
  * enabled, triggers its CNO. Any thread; takes evd->lock (and cno->lock),
  * so the caller may hold an EP or SRQ lock but no EVD or CNO lock.
- * Allocates nothing. Returns 0, or -ENOSPC when the ring is full: the
- * event is then dropped but not silently, since the EVD is marked
- * overflowed and DAT_ASYNC_ERROR_EVD_OVERFLOW (dat_handle: this EVD) is
- * posted through sd_ia_async_error, once per EVD (until a resize). The
- * EVD stays usable; what a lost completion means for its EP is the
- * poster's to decide.
+ * Allocates nothing. Returns 0, or -ENOSPC when the event is lost: the
+ * ring was full, which overflows the EVD (the first time, the EVD goes
+ * out of service, its waiter is released with DAT_INVALID_STATE and
+ * DAT_ASYNC_ERROR_EVD_OVERFLOW naming it is posted through
+ * sd_ia_async_error), or the EVD had overflowed before. What a lost
+ * completion means for its EP is the poster's to decide.
  */
 int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev);
 
@@ -549,33 +778,49 @@ int sd_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
 
 /*
  * A consumer notification object. "Fired" is sticky: a notification that
- * arrives with nobody in dat_cno_wait is returned by the next wait.
+ * arrives with nobody in dat_cno_wait is returned by the next wait (or
+ * dat_cno_trigger). A CNO made by dat_cno_fd_create has an eventfd that
+ * is readable exactly while it is fired (cno.c).
  */
 struct sd_cno {
 	struct sd_obj		obj;
 	pthread_mutex_t		lock;
 	pthread_cond_t		cond;		/* CLOCK_MONOTONIC; waiters sleep on it */
+	int			fd;		/* const; the eventfd, -1 without one */
 	DAT_OS_WAIT_PROXY_AGENT	agent;		/* lock; one-shot, cleared when called */
 	bool			fired;		/* lock; a notification not yet taken */
 	struct sd_evd		*triggered;	/* lock; EVD that fired, if any */
 	unsigned		waiters;	/* lock; threads in dat_cno_wait */
+	unsigned		release;	/* lock; bumped to release every waiter
+						 * with a NULL EVD */
 	unsigned		refs;		/* ia->lock: EVDs using it */
 };
 
 /*
- * Notifies @cno that @evd (NULL: all its EVDs are gone) became notifiable:
- * records it and wakes a waiter. Called by evd.c, possibly with evd->lock
- * held (cno->lock nests inside it). Returns the proxy agent to call,
- * which the CNO forgets (DAT: invoked once, then no longer associated);
- * the caller calls it after dropping its locks, if proxy_agent_func is
- * set.
+ * Notifies @cno that @evd received a notification event while enabled
+ * and not waited on: records it as the EVD that triggered the CNO, makes
+ * an fd CNO readable and wakes one waiter. Called by evd.c with
+ * evd->lock held (cno->lock nests inside it); allocates nothing. Returns
+ * the proxy agent to call, which the CNO forgets (dat_cno_create(3):
+ * invoked once, then no longer associated); the caller calls it with
+ * @evd after dropping its locks, if proxy_agent_func is set.
  */
 DAT_OS_WAIT_PROXY_AGENT sd_cno_notify(struct sd_cno *cno, struct sd_evd *evd);
 
 /*
+ * The last EVD feeding @cno was freed (dat_cno_wait(3)): every thread in
+ * dat_cno_wait returns DAT_SUCCESS with a NULL EVD and an fd CNO becomes
+ * readable (dat_cno_trigger then gives a NULL EVD). Returns the proxy
+ * agent, which the CNO forgets, for the caller to call with a NULL EVD
+ * once its locks are dropped. Called by evd.c with ia->lock held.
+ */
+DAT_OS_WAIT_PROXY_AGENT sd_cno_orphaned(struct sd_cno *cno);
+
+/*
  * Unlists and frees @cno whatever its references (ia_close abrupt, after
- * the IA's EVDs are destroyed); waiters return DAT_ABORT first. Takes
- * ia->lock: the caller must not hold it.
+ * the IA's EVDs are destroyed), releasing its waiters and agent as when
+ * its last EVD is freed; closes its fd. Takes ia->lock: the caller must
+ * not hold it.
  */
 void sd_cno_destroy(struct sd_cno *cno);
 
@@ -610,6 +855,27 @@ struct uv_loop_s *sd_engine_loop(void);
 
 /* True on the engine thread. */
 bool sd_engine_on_thread(void);
+
+/* ------------------------------------------------------------------ */
+/* Counters of the IB extension (counters.c)                           */
+
+/*
+ * dat_ib_query_counters reads the cnt[] arrays of IAs, EPs and EVDs,
+ * indexed by the DCNT_IA_*, DCNT_EP_* and DCNT_EVD_* values of
+ * <dat2/dat_ib_extensions.h>. Whoever does what a counter counts bumps
+ * it where it happens, from any thread, with or without locks held: a
+ * counter is a relaxed atomic, a statistic that orders nothing. Cheap
+ * (one locked add) and allocation-free, so the data path may count.
+ */
+static inline void sd_cnt_add(uint64_t *cnt, unsigned i, uint64_t n)
+{
+	__atomic_fetch_add(&cnt[i], n, __ATOMIC_RELAXED);
+}
+
+static inline void sd_cnt_inc(uint64_t *cnt, unsigned i)
+{
+	sd_cnt_add(cnt, i, 1);
+}
 
 /* ------------------------------------------------------------------ */
 /* Debug output                                                       */

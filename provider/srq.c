@@ -2,20 +2,39 @@
 /*
  * Shared receive queues (dat_srq_*).
  *
- * An SRQ is a pool of @size receive slots allocated at creation. Posted
- * buffers wait in a FIFO (avail); the engine, placing a SEND for an EP of
- * the SRQ, takes the oldest (SRQ-1; so each connection's messages land
- * in the order they were sent, SRQ-4) and gives it back to the free stack
- * once its completion is posted on that EP's receive EVD. Completions
- * across EPs come in any order, so slots are not a ring.
+ * An SRQ is a pool of receive slots, allocated in chunks that never move
+ * (ep.h: struct sd_srq_chunk): the first at creation, more when
+ * dat_srq_resize grows it. Posted buffers wait in a FIFO (avail); the
+ * engine, placing a SEND for an EP of the SRQ, takes the oldest (SRQ-1;
+ * so each connection's messages land in the order they were sent, SRQ-4)
+ * and gives it back to the free stack once its completion is posted on
+ * that EP's receive EVD. Completions across EPs come in any order, so
+ * slots are not a ring.
+ *
+ * SRQ-6: only an EP whose connection is in its data phase takes buffers,
+ * i.e. CONNECTED or DISCONNECT_PENDING: the engine reads frames (rx.c)
+ * only then, and sd_srq_take is called only from there. SRQ-7: a buffer
+ * taken is completed exactly once, filled (rx.c) or flushed when its EP
+ * becomes DISCONNECTED (post.c, sd_ep_flush); only an EP freed with it
+ * gives it back unused (requeued at the front).
+ *
+ * Counts: "posted" buffers wait in avail; "taken" ones are held by an EP
+ * until their completion; max_recv_dtos bounds posted + taken (COMMON-8:
+ * DAT_INSUFFICIENT_RESOURCES past it).
  *
  * RNR: an EP that finds the FIFO empty waits on srq->waiting and its
  * engine stops reading; dat_srq_post_recv wakes the waiting EPs through
  * srq->cmd.
  *
+ * Watermarks: the low watermark (dat_srq_set_lw) fires once per setting
+ * when fewer than it are posted, at the call or when an EP takes one;
+ * taking also checks the EP's high watermarks (ep.c). Both notify through
+ * the async EVD (SD_EVENT_WATERMARK, ep.h).
+ *
  * Locks: srq->lock nests inside ep->lock (an EP taking a buffer holds its
  * own lock); the resume command takes them in that order too, never
- * holding srq->lock while it locks an EP.
+ * holding srq->lock while it locks an EP. Nothing here allocates under a
+ * lock, and nothing on the post and take paths allocates at all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,8 +44,87 @@
 #include "entry.h"
 
 static void srq_resume_cmd(struct sd_cmd *cmd);
+static void srq_lw_cmd(struct sd_cmd *cmd);
 static void srq_free_cmd(struct sd_cmd *cmd);
 
+/* Segments per slot in the chunks' arrays (at least one, to index). */
+static size_t slot_sges(const struct sd_srq *srq)
+{
+	return srq->max_recv_iov > 0 ? (size_t)srq->max_recv_iov : 1;
+}
+
+/* Allocates @c: @n slots numbered from @first. 0 or -ENOMEM. No lock. */
+static int chunk_alloc(const struct sd_srq *srq, struct sd_srq_chunk *c,
+		       uint32_t first, uint32_t n)
+{
+	size_t k = slot_sges(srq);
+	uint32_t i;
+
+	c->slot = calloc(n, sizeof(*c->slot));
+	c->sge = calloc((size_t)n * k, sizeof(*c->sge));
+	if (c->slot == NULL || c->sge == NULL) {
+		free(c->slot);
+		free(c->sge);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		c->slot[i].sge = &c->sge[(size_t)i * k];
+	c->first = first;
+	c->n = n;
+	return 0;
+}
+
+/* The slot numbered @idx. srq->lock, or a slot the caller holds. */
+static struct sd_wqe *slot_at(struct sd_srq *srq, uint32_t idx)
+{
+	unsigned i;
+
+	for (i = 0; i < srq->nchunks; i++) {
+		struct sd_srq_chunk *c = &srq->chunk[i];
+
+		if (idx - c->first < c->n)
+			return &c->slot[idx - c->first];
+	}
+	return NULL;	/* not reached: numbers come from the chunks */
+}
+
+/* The number of slot @w. srq->lock. */
+static uint32_t slot_index(const struct sd_srq *srq, const struct sd_wqe *w)
+{
+	unsigned i;
+
+	for (i = 0; i < srq->nchunks; i++) {
+		const struct sd_srq_chunk *c = &srq->chunk[i];
+
+		if (w >= c->slot && w < c->slot + c->n)
+			return c->first + (uint32_t)(w - c->slot);
+	}
+	return UINT32_MAX;	/* not reached: @w was taken from a chunk */
+}
+
+static void srq_destroy(struct sd_srq *srq)
+{
+	unsigned i;
+
+	for (i = 0; i < srq->nchunks; i++) {
+		free(srq->chunk[i].slot);
+		free(srq->chunk[i].sge);
+	}
+	free(srq->avail);
+	free(srq->free_slot);
+	pthread_mutex_destroy(&srq->lock);
+	free(srq);
+}
+
+/*
+ * dat_srq_create. max_recv_dtos must be positive (DAT_INVALID_PARAMETER,
+ * DAT_INVALID_ARG3) and within SD_MAX_RECV_PER_SRQ, max_recv_iov within
+ * SD_MAX_IOV (else DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ: the
+ * provider's limits, as ia_query reports them); low_watermark between 0
+ * and max_recv_dtos. A low watermark above 0 is armed from creation, as
+ * if set with dat_srq_set_lw, but can only fire when an EP takes a
+ * buffer (nothing is posted yet).
+ */
 DAT_RETURN DAT_API sd_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 				 DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *out)
 {
@@ -45,7 +143,7 @@ DAT_RETURN DAT_API sd_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handl
 	if (out == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	if (attr->max_recv_dtos <= 0 || attr->max_recv_iov < 0 ||
-	    attr->low_watermark < 0)
+	    attr->low_watermark < 0 || attr->low_watermark > attr->max_recv_dtos)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (attr->max_recv_dtos > SD_MAX_RECV_PER_SRQ ||
 	    attr->max_recv_iov > SD_MAX_IOV)
@@ -54,34 +152,29 @@ DAT_RETURN DAT_API sd_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handl
 	srq = calloc(1, sizeof(*srq));
 	if (srq == NULL)
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	pthread_mutex_init(&srq->lock, NULL);
 	n = (uint32_t)attr->max_recv_dtos;
-	srq->slot = calloc(n, sizeof(*srq->slot));
-	srq->sge = calloc((size_t)n * (attr->max_recv_iov ? (size_t)attr->max_recv_iov : 1),
-			  sizeof(*srq->sge));
+	srq->max_recv_iov = attr->max_recv_iov;
 	srq->avail = calloc(n, sizeof(*srq->avail));
 	srq->free_slot = calloc(n, sizeof(*srq->free_slot));
-	if (!srq->slot || !srq->sge || !srq->avail || !srq->free_slot) {
-		free(srq->slot);
-		free(srq->sge);
-		free(srq->avail);
-		free(srq->free_slot);
-		free(srq);
+	if (srq->avail == NULL || srq->free_slot == NULL ||
+	    chunk_alloc(srq, &srq->chunk[0], 0, n) < 0) {
+		srq_destroy(srq);
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	}
+	srq->nchunks = 1;
 	sd_obj_init(&srq->obj, ia, SD_MAGIC_SRQ, DAT_HANDLE_TYPE_SRQ);
-	pthread_mutex_init(&srq->lock, NULL);
 	srq->pz = sd_container_of(o, struct sd_pz, obj);
 	srq->max_recv_dtos = attr->max_recv_dtos;
-	srq->max_recv_iov = attr->max_recv_iov;
 	srq->low_watermark = attr->low_watermark;
+	srq->lw_armed = attr->low_watermark > 0;
 	srq->size = n;
-	for (i = 0; i < n; i++) {
-		srq->slot[i].sge = &srq->sge[(size_t)i * (size_t)srq->max_recv_iov];
+	for (i = 0; i < n; i++)
 		srq->free_slot[i] = n - 1 - i;
-	}
 	srq->nfree = n;
 	sd_list_init(&srq->waiting);
 	srq->cmd.fn = srq_resume_cmd;
+	srq->lw_cmd.fn = srq_lw_cmd;
 	srq->free_cmd.fn = srq_free_cmd;
 
 	pthread_mutex_lock(&ia->lock);
@@ -110,8 +203,8 @@ DAT_RETURN DAT_API sd_srq_free(DAT_SRQ_HANDLE h)
 	srq->obj.magic = SD_MAGIC_DEAD;
 	pthread_mutex_unlock(&ia->lock);
 	/*
-	 * A resume queued by a post that raced with the last EP's free may
-	 * still be waiting for the engine: free after it, on the engine.
+	 * A resume or low-watermark command queued while the last EP still
+	 * used it may be waiting for the engine: free after them, there.
 	 */
 	sd_engine_submit(&srq->free_cmd);
 	return DAT_SUCCESS;
@@ -119,14 +212,13 @@ DAT_RETURN DAT_API sd_srq_free(DAT_SRQ_HANDLE h)
 
 static void srq_free_cmd(struct sd_cmd *cmd)
 {
-	struct sd_srq *srq = sd_container_of(cmd, struct sd_srq, free_cmd);
+	srq_destroy(sd_container_of(cmd, struct sd_srq, free_cmd));
+}
 
-	pthread_mutex_destroy(&srq->lock);
-	free(srq->slot);
-	free(srq->sge);
-	free(srq->avail);
-	free(srq->free_slot);
-	free(srq);
+/* Posted or taken, not completed: what max_recv_dtos bounds. srq->lock. */
+static uint32_t srq_outstanding(const struct sd_srq *srq)
+{
+	return srq->avail_count + srq->taken;
 }
 
 DAT_RETURN DAT_API sd_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT n,
@@ -161,12 +253,13 @@ DAT_RETURN DAT_API sd_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT n,
 	}
 
 	pthread_mutex_lock(&srq->lock);	/* SRQ-5: any state */
-	if (srq->nfree == 0) {
+	if (srq->nfree == 0 ||
+	    srq_outstanding(srq) >= (uint32_t)srq->max_recv_dtos) {
 		pthread_mutex_unlock(&srq->lock);
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 	}
 	idx = srq->free_slot[--srq->nfree];
-	w = &srq->slot[idx];
+	w = slot_at(srq, idx);
 	w->cookie = cookie;
 	w->flags = 0;		/* SRQ-3: none of its own */
 	w->op = SD_WR_RECV;
@@ -185,6 +278,13 @@ DAT_RETURN DAT_API sd_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT n,
 	return DAT_SUCCESS;
 }
 
+/*
+ * dat_srq_query. available_dto_count: buffers posted and not taken yet;
+ * outstanding_dto_count: those plus the ones EPs took and have not
+ * completed (the provider cannot know which completions the consumer
+ * has reaped). srq_state is always OPERATIONAL: an SRQ has no error
+ * state here.
+ */
 DAT_RETURN DAT_API sd_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 				DAT_SRQ_PARAM *p)
 {
@@ -204,30 +304,174 @@ DAT_RETURN DAT_API sd_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 	p->max_recv_iov = srq->max_recv_iov;
 	p->low_watermark = srq->low_watermark;
 	p->available_dto_count = (DAT_COUNT)srq->avail_count;
-	p->outstanding_dto_count = (DAT_COUNT)(srq->avail_count + srq->taken);
+	p->outstanding_dto_count = (DAT_COUNT)srq_outstanding(srq);
 	pthread_mutex_unlock(&srq->lock);
 	return DAT_SUCCESS;
 }
 
+/*
+ * Grows @srq's slots to at least @want: a new chunk of at least the
+ * current size (so chunks stay few), and FIFO and free stack arrays for
+ * the new size. Allocates with no lock held and installs under srq->lock;
+ * a resize that raced and grew it first makes this one retry. 0, -ENOMEM
+ * or -ENOSPC (out of chunk slots).
+ */
+static int srq_grow(struct sd_srq *srq, uint32_t want)
+{
+	for (;;) {
+		struct sd_srq_chunk c;
+		uint32_t *avail, *free_slot, old, add, i;
+
+		pthread_mutex_lock(&srq->lock);
+		old = srq->size;
+		pthread_mutex_unlock(&srq->lock);
+		if (old >= want)
+			return 0;
+		add = want - old;
+		if (add < old)
+			add = old;
+		if (old + add > SD_MAX_RECV_PER_SRQ)
+			add = SD_MAX_RECV_PER_SRQ - old;
+		avail = calloc(old + add, sizeof(*avail));
+		free_slot = calloc(old + add, sizeof(*free_slot));
+		if (avail == NULL || free_slot == NULL ||
+		    chunk_alloc(srq, &c, old, add) < 0) {
+			free(avail);
+			free(free_slot);
+			return -ENOMEM;
+		}
+
+		pthread_mutex_lock(&srq->lock);
+		if (srq->size != old || srq->nchunks == SD_SRQ_MAX_CHUNKS) {
+			bool full = srq->nchunks == SD_SRQ_MAX_CHUNKS;
+
+			pthread_mutex_unlock(&srq->lock);
+			free(avail);
+			free(free_slot);
+			free(c.slot);
+			free(c.sge);
+			if (full)
+				return -ENOSPC;
+			continue;
+		}
+		/* The FIFO keeps its order, from 0 in the new array. */
+		for (i = 0; i < srq->avail_count; i++)
+			avail[i] = srq->avail[(srq->avail_head + i) % old];
+		memcpy(free_slot, srq->free_slot, srq->nfree * sizeof(*free_slot));
+		for (i = 0; i < add; i++)
+			free_slot[srq->nfree + i] = old + add - 1 - i;
+		srq->nfree += add;
+		srq->chunk[srq->nchunks++] = c;
+		free(srq->avail);
+		free(srq->free_slot);
+		srq->avail = avail;
+		srq->avail_head = 0;
+		srq->free_slot = free_slot;
+		srq->size = old + add;
+		pthread_mutex_unlock(&srq->lock);
+		return 0;
+	}
+}
+
+/*
+ * dat_srq_resize (DAT 2.0, 6.6.6). Loses no buffer: below the buffers
+ * outstanding (posted or taken, not completed), or below the low
+ * watermark, it is DAT_INVALID_STATE (DAT_INVALID_STATE_SRQ_IN_USE) and
+ * nothing changes. Shrinking lowers the limit at once (the slots stay
+ * allocated; the page allows it); growing past what is allocated adds a
+ * chunk. A size of 0 or less is DAT_INVALID_PARAMETER (DAT_INVALID_ARG2),
+ * beyond SD_MAX_RECV_PER_SRQ DAT_INSUFFICIENT_RESOURCES (DAT_RESOURCE_SRQ),
+ * as at creation. Any thread; the engine takes buffers meanwhile.
+ */
 DAT_RETURN DAT_API sd_srq_resize(DAT_SRQ_HANDLE h, DAT_COUNT max)
 {
-	/* A later issue. */
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	struct sd_srq *srq = sd_srq_from_handle(h);
+	DAT_RETURN ret = DAT_SUCCESS;
+	int r;
+
+	if (srq == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+	if (max <= 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (max > SD_MAX_RECV_PER_SRQ)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
+	r = srq_grow(srq, (uint32_t)max);
+	if (r < 0)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, r == -ENOMEM ?
+			      DAT_RESOURCE_MEMORY : DAT_RESOURCE_SRQ);
+	pthread_mutex_lock(&srq->lock);
+	if ((uint32_t)max < srq_outstanding(srq) || max < srq->low_watermark)
+		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
+	else
+		srq->max_recv_dtos = max;
+	pthread_mutex_unlock(&srq->lock);
+	return ret;
 }
 
+/*
+ * dat_srq_set_lw (DAT 2.0, 6.6.7): sets the low watermark and arms it.
+ * It fires once per setting, as SD_EVENT_WATERMARK with reason
+ * DAT_SRQ_LOW_WATERMARK_EVENT and dat_handle the SRQ on the async EVD,
+ * the first time fewer buffers than it are posted (available): at once,
+ * from this call, if that is already so, or when an EP takes one. 0
+ * (DAT_SRQ_LW_DEFAULT) never fires. Above max_recv_dtos, or negative:
+ * DAT_INVALID_PARAMETER (DAT_INVALID_ARG2).
+ */
 DAT_RETURN DAT_API sd_srq_set_lw(DAT_SRQ_HANDLE h, DAT_COUNT lw)
 {
-	/* A later issue (srq_watermarks_supported is 0). */
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	struct sd_srq *srq = sd_srq_from_handle(h);
+	DAT_RETURN ret = DAT_SUCCESS;
+	bool fire = false;
+
+	if (srq == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+	pthread_mutex_lock(&srq->lock);
+	if (lw < 0 || lw > srq->max_recv_dtos) {
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	} else {
+		srq->low_watermark = lw;
+		srq->lw_armed = lw > 0;
+		if (srq->lw_armed && srq->avail_count < (uint32_t)lw) {
+			srq->lw_armed = false;
+			fire = true;
+		}
+	}
+	pthread_mutex_unlock(&srq->lock);
+	if (fire)
+		sd_async_notify(srq->obj.ia, (DAT_HANDLE)srq,
+				DAT_SRQ_LOW_WATERMARK_EVENT);
+	return ret;
 }
 
+/* srq->lw_cmd: an EP's take brought the SRQ below its low watermark. */
+static void srq_lw_cmd(struct sd_cmd *cmd)
+{
+	struct sd_srq *srq = sd_container_of(cmd, struct sd_srq, lw_cmd);
+
+	/* Its free_cmd, if any, is queued behind this one. */
+	if (srq->obj.magic == SD_MAGIC_SRQ)
+		sd_async_notify(srq->obj.ia, (DAT_HANDLE)srq,
+				DAT_SRQ_LOW_WATERMARK_EVENT);
+}
+
+/*
+ * Takes the oldest posted buffer for @ep (SRQ-1, SRQ-4), after checking
+ * @ep's high watermarks for it. NULL, with @ep put on the waiting list,
+ * when none is posted (RNR); NULL, and not waiting, when taking it would
+ * exceed @ep's hard high watermark: the buffer stays posted and the
+ * engine breaks the connection (ep->wm_cmd). ep->lock held.
+ */
 struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep)
 {
 	struct sd_wqe *w = NULL;
 
 	pthread_mutex_lock(&srq->lock);
 	if (srq->avail_count > 0) {
-		w = &srq->slot[srq->avail[srq->avail_head]];
+		if (sd_ep_check_watermarks(ep, 1)) {
+			pthread_mutex_unlock(&srq->lock);
+			return NULL;
+		}
+		w = slot_at(srq, srq->avail[srq->avail_head]);
 		srq->avail_head = (srq->avail_head + 1) % srq->size;
 		srq->avail_count--;
 		srq->taken++;
@@ -235,6 +479,10 @@ struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep)
 		if (ep->srq_waiting) {
 			sd_list_del(&ep->srq_node);
 			ep->srq_waiting = false;
+		}
+		if (srq->lw_armed && srq->avail_count < (uint32_t)srq->low_watermark) {
+			srq->lw_armed = false;
+			sd_engine_submit(&srq->lw_cmd);
 		}
 	} else if (!ep->srq_waiting) {
 		sd_list_add_tail(&srq->waiting, &ep->srq_node);
@@ -246,9 +494,10 @@ struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep)
 
 void sd_srq_release(struct sd_srq *srq, struct sd_wqe *w, bool requeue)
 {
-	uint32_t idx = (uint32_t)(w - srq->slot);
+	uint32_t idx;
 
 	pthread_mutex_lock(&srq->lock);
+	idx = slot_index(srq, w);
 	srq->taken--;
 	w->ep = NULL;
 	if (requeue) {

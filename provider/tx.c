@@ -10,11 +10,13 @@
  * ack is owed). A frame once begun is finished before another starts;
  * when the socket is full the rest waits for POLLOUT.
  *
- * What goes first: bytes left in sock->out (the RTU), then READ
- * responses (the peer waits on them), then requests in post order (a
- * BARRIER_FENCE request waits for earlier reads, SEND-2; a READ waits
- * while rd_out_max are outstanding), then the DISCONNECT of a graceful
- * close once all of that is out, then a standalone ACK if one is owed.
+ * What goes first: bytes left in sock->out (the RTU), then READ and
+ * atomic responses (the peer waits on them), then requests in post order
+ * (a BARRIER_FENCE request waits for earlier reads and atomics, SEND-2; a
+ * READ or atomic waits while rd_out_max are outstanding; an RMR bind
+ * takes effect here, when its turn comes, and sends nothing), then the
+ * DISCONNECT of a graceful close once all of that is out, then a
+ * standalone ACK if one is owed.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,13 +27,31 @@
 
 #define TX_IOV_MAX	(SD_MAX_IOV + 1)
 
+/* The last EP identity given out (sd_tx.ep_id); any thread, atomic. */
+static uint64_t last_ep_id;
+
 void sd_wire_reset(struct sd_ep *ep)
 {
 	struct sd_rresp *resp = ep->tx.resp;
+	uint64_t id = ep->tx.ep_id;
 
+	if (id == 0)
+		id = __atomic_add_fetch(&last_ep_id, 1, __ATOMIC_RELAXED);
 	memset(&ep->tx, 0, sizeof(ep->tx));
 	ep->tx.resp = resp;
+	ep->tx.ep_id = id;
 	memset(&ep->rx, 0, sizeof(ep->rx));
+}
+
+/*
+ * True for the requests that complete by themselves rather than by the
+ * peer's ack: READs and atomics once their response is placed, binds once
+ * they took effect.
+ */
+static bool completes_locally(uint8_t op)
+{
+	return op == SD_WR_RDMA_READ || op == SD_WR_FETCH_ADD ||
+	       op == SD_WR_CMP_SWAP || op == SD_WR_BIND;
 }
 
 void sd_tx_complete_acked(struct sd_ep *ep)
@@ -39,7 +59,7 @@ void sd_tx_complete_acked(struct sd_ep *ep)
 	struct sd_wqe *w;
 
 	while (ep->tx.next > 0 && (w = sd_wq_at(&ep->sq, 0)) != NULL) {
-		if (w->op == SD_WR_RDMA_READ) {
+		if (completes_locally(w->op)) {
 			if (w->status == SD_WQE_PENDING)
 				break;
 		} else {
@@ -78,12 +98,46 @@ static void ctl_frame(struct sd_ep *ep, uint8_t op)
 	ep->tx.len = ep->tx.done = 0;
 }
 
+/* True for the requests that take a response and count in rd_out. */
+static bool is_read_like(uint8_t op)
+{
+	return op == SD_WR_RDMA_READ || op == SD_WR_FETCH_ADD ||
+	       op == SD_WR_CMP_SWAP;
+}
+
+/*
+ * The next request of the send queue that may go now, or NULL: a fenced
+ * one waits for the reads and atomics before it (SEND-2), a read-like
+ * one for room in the read depth. An RMR bind on the way takes effect
+ * here and completes (in order, through sd_tx_complete_acked) without a
+ * frame. ep->lock held.
+ */
+static struct sd_wqe *next_request(struct sd_ep *ep)
+{
+	struct sd_tx *tx = &ep->tx;
+	struct sd_wqe *w;
+
+	while ((w = sd_wq_at(&ep->sq, tx->next)) != NULL) {
+		if ((w->flags & DAT_COMPLETION_BARRIER_FENCE_FLAG) && tx->rd_out > 0)
+			return NULL;
+		if (is_read_like(w->op) && tx->rd_out >= ep->rd_out_max)
+			return NULL;
+		if (w->op != SD_WR_BIND)
+			return w;
+		w->status = sd_rmr_bind_exec(&w->x.bind, tx->ep_id);
+		tx->next++;
+		sd_tx_complete_acked(ep);
+	}
+	return NULL;
+}
+
 /* Picks the next frame (see the top of the file); false if none. */
 static bool next_frame(struct sd_ep *ep, struct sd_sock *sock)
 {
 	struct sd_tx *tx = &ep->tx;
 	struct sd_hdr h;
 	struct sd_wqe *w;
+	bool se;
 
 	if (sock->out_done < sock->out_len) {
 		tx->kind = SD_TX_RAW;
@@ -96,7 +150,7 @@ static bool next_frame(struct sd_ep *ep, struct sd_sock *sock)
 	if (tx->resp_count > 0) {
 		struct sd_rresp *r = &tx->resp[tx->resp_head];
 
-		h.op = SD_OP_READ_RESP;
+		h.op = r->op;
 		h.len = (uint32_t)r->sge.len;
 		h.tag = r->tag;
 		tx->kind = SD_TX_RESP;
@@ -105,38 +159,60 @@ static bool next_frame(struct sd_ep *ep, struct sd_sock *sock)
 		tx->len = r->sge.len;
 		goto frame;
 	}
-	w = sd_wq_at(&ep->sq, tx->next);
-	if (w != NULL &&
-	    !((w->flags & DAT_COMPLETION_BARRIER_FENCE_FLAG) && tx->rd_out > 0) &&
-	    !(w->op == SD_WR_RDMA_READ && tx->rd_out >= ep->rd_out_max)) {
+	w = next_request(ep);
+	if (w != NULL) {
 		w->seq = tx->seq++;
 		tx->next++;
 		h.len = (uint32_t)w->len;
+		h.rkey = w->remote.rmr_context;
+		h.addr = w->remote.virtual_address;
+		se = w->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+		tx->sge = w->sge;
+		tx->nsge = w->nsge;
+		tx->len = w->len;
 		switch (w->op) {
 		case SD_WR_SEND:
-			h.op = (w->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) ?
-			       SD_OP_SEND_SE : SD_OP_SEND;
+			/* rkey: the peer's context to invalidate, if any. */
+			if (w->inv)
+				h.op = se ? SD_OP_SEND_SE_INV : SD_OP_SEND_INV;
+			else
+				h.op = se ? SD_OP_SEND_SE : SD_OP_SEND;
+			h.rkey = w->inv ? w->remote.rmr_context : 0;
+			h.addr = 0;
 			break;
 		case SD_WR_RDMA_WRITE:
 			h.op = SD_OP_WRITE;
-			h.rkey = w->remote.rmr_context;
-			h.addr = w->remote.virtual_address;
 			break;
-		default:
+		case SD_WR_WRITE_IMM:
+			h.op = se ? SD_OP_WRITE_IMM_SE : SD_OP_WRITE_IMM;
+			h.code = w->imm;
+			break;
+		case SD_WR_RDMA_READ:
 			h.op = SD_OP_READ_REQ;
-			h.rkey = w->remote.rmr_context;
-			h.addr = w->remote.virtual_address;
 			h.tag = w->seq;
 			tx->rd_out++;
+			tx->sge = NULL;
+			tx->nsge = 0;
+			tx->len = 0;
+			break;
+		default:	/* atomics: the operands are the payload */
+			h.op = w->op == SD_WR_FETCH_ADD ? SD_OP_FETCH_ADD :
+			       SD_OP_CMP_SWAP;
+			h.tag = w->seq;
+			h.len = SD_ATOMIC_ARGS;
+			tx->rd_out++;
+			tx->one.addr = (char *)w->x.atomic;
+			tx->one.len = SD_ATOMIC_ARGS;
+			tx->sge = &tx->one;
+			tx->nsge = 1;
+			tx->len = SD_ATOMIC_ARGS;
 			break;
 		}
 		tx->kind = SD_TX_REQ;
-		tx->sge = h.op == SD_OP_READ_REQ ? NULL : w->sge;
-		tx->nsge = h.op == SD_OP_READ_REQ ? 0 : w->nsge;
-		tx->len = h.op == SD_OP_READ_REQ ? 0 : w->len;
 		goto frame;
 	}
-	if (tx->disc_want && w == NULL && tx->resp_count == 0) {
+	if (tx->disc_want && sd_wq_at(&ep->sq, tx->next) == NULL &&
+	    tx->resp_count == 0) {
 		ctl_frame(ep, SD_OP_DISCONNECT);
 		return true;
 	}

@@ -83,3 +83,8 @@ TEST_ENTRY(strerror_every_code)
 #include "test-list-ep.h"
 #include "test-list-srq.h"
 #include "test-list-examples.h"
+#include "test-list-evd2.h"
+#include "test-list-bench.h"
+#include "test-list-mem2.h"
+#include "test-list-conn2.h"
+#include "test-list-ext.h"

@@ -442,7 +442,6 @@ TEST_IMPL(provider_ep_connect_timeout)
 	struct sockaddr_in sin;
 	socklen_t sl = sizeof(sin);
 	struct sdt_node c;
-	uint64_t t0;
 	int fd;
 
 	/* A TCP listener that never answers the HELLO. */
@@ -456,12 +455,10 @@ TEST_IMPL(provider_ep_connect_timeout)
 
 	sdt_node_init(&c, ia, NULL, 4096);
 	sdt_ia_addr(ia, &ss);
-	t0 = test_now_ms();
 	ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, ntohs(sin.sin_port),
 				 200 * 1000, 0, NULL, DAT_QOS_BEST_EFFORT,
 				 DAT_CONNECT_DEFAULT_FLAG));
 	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT);
-	ASSERT_GE(test_now_ms() - t0, 150);
 	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
 	ASSERT_DAT_EQ(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, 1, 0, 0, NULL,
 				     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),

@@ -207,7 +207,7 @@ TEST_IMPL(provider_ia_open_query_close)
 	ASSERT_GT(a.max_message_size, 0);
 	ASSERT_GT(a.max_rdma_size, 0);
 	ASSERT_GT(a.max_rdma_read_per_ep_in, 0);
-	ASSERT_EQ(a.extension_supported, DAT_EXTENSION_NONE);
+	ASSERT_EQ(a.extension_supported, DAT_EXTENSION_IB);	/* ext.h */
 	ASSERT_EQ(a.zb_supported, DAT_FALSE);
 
 	/* What OFED's registry rebuilds its key from at close. */

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The handle_extendedop slot: every operation of <dat2/dat_ib_extensions.h>
+ * arrives here through dat_extension_op as (handle, op code, va_list),
+ * is decoded with exactly the argument types its dat_ib_* macro casts to
+ * (they are part of the ABI), and goes to the code that does it:
+ *
+ *   RDMA write immediate, fetch-and-add, compare-and-swap
+ *                        the data path: sd_post_write_imm, sd_post_atomic
+ *   UD send, AH free, CM free            ud.c
+ *   counters (query, print, start, stop) counters.c
+ *   open/close query                     here
+ *   collectives          DAT_NOT_IMPLEMENTED, as OFED built without
+ *                        DAT_IB_COLLECTIVES answers (and they are not
+ *                        advertised: no DAT_COLL_* provider attribute)
+ *   anything else        DAT_NOT_IMPLEMENTED, as OFED
+ *
+ * Each callee checks its own arguments and returns the DAT_RETURN for the
+ * consumer; this file adds nothing but the decoding and the per-EP
+ * counters of the RC operations. Any thread, no lock held.
+ *
+ * The query handle. dat_ib_open_query reaches a provider with no IA open:
+ * the registry passes the IA name as the handle. We answer with a small
+ * object (struct sd_query) that holds the registration open (as an open
+ * IA does: sd_provider_open) and the address ia_params names, so that the
+ * attributes are those dat_ia_query would report, ia_address_ptr
+ * included, valid until dat_ib_close_query. It opens no socket and does
+ * not start the engine. Its first word is the IA name's provider table,
+ * which routes dat_ib_close_query back here; it is not an IA, and every
+ * other call refuses it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ep.h"
+#include "entry.h"
+#include "ext.h"
+
+struct sd_query {
+	struct sd_obj		obj;		/* magic SD_MAGIC_QUERY */
+	struct sd_ia_addr	addr;		/* const: what ia_params named */
+};
+
+static DAT_RETURN open_query(const char *name, DAT_IA_HANDLE *out,
+			     DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+			     DAT_PROVIDER_ATTR_MASK pr_mask,
+			     DAT_PROVIDER_ATTR *pr_attr)
+{
+	struct sd_query *q;
+	DAT_PROVIDER *table;
+	char *params = NULL, err[256];
+	DAT_RETURN ret;
+	int rc;
+
+	(void)ia_mask;	/* as dat_ia_query: everything is filled */
+	(void)pr_mask;
+	/* The name is the handle: ARG1 of dat_ib_open_query (OFED's codes). */
+	if (name == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	if (out == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (ia_attr == NULL && pr_attr == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	ret = sd_provider_open(name, &table, &params);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	q = calloc(1, sizeof(*q));
+	if (q == NULL) {
+		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto fail;
+	}
+	rc = sd_params_parse(params, &q->addr, err, sizeof(err));
+	if (rc != 0) {
+		sd_dbg("open_query %s: %s", name, err);
+		ret = SD_ERR(DAT_INVALID_ADDRESS, rc == -EINVAL ?
+			     DAT_INVALID_ADDRESS_MALFORMED :
+			     DAT_INVALID_ADDRESS_UNREACHABLE);
+		goto fail;
+	}
+	q->obj.provider = table;
+	q->obj.magic = SD_MAGIC_QUERY;
+	q->obj.type = (DAT_HANDLE_TYPE)DAT_IB_HANDLE_TYPE_EXT;
+	q->obj.ia = NULL;
+	sd_list_init(&q->obj.node);
+	sd_ia_attr_fill(&q->addr, ia_attr, pr_attr);
+	free(params);
+	*out = (DAT_IA_HANDLE)q;
+	return DAT_SUCCESS;
+fail:
+	free(q);
+	free(params);
+	sd_provider_close(table);
+	return ret;
+}
+
+static DAT_RETURN close_query(DAT_HANDLE h)
+{
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_QUERY);
+	DAT_PROVIDER *table;
+
+	if (o == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	table = o->provider;
+	o->magic = SD_MAGIC_DEAD;
+	free(sd_container_of(o, struct sd_query, obj));
+	sd_provider_close(table);
+	return DAT_SUCCESS;
+}
+
+/* Bytes of @n segments of @iov, once the post that took them succeeded. */
+static uint64_t iov_bytes(DAT_COUNT n, const DAT_LMR_TRIPLET *iov)
+{
+	uint64_t total = 0;
+	DAT_COUNT i;
+
+	for (i = 0; i < n && iov != NULL; i++)
+		total += iov[i].segment_length;
+	return total;
+}
+
+/* Counts a successful RC extension post on its EP. */
+static void count_rc(DAT_EP_HANDLE h, unsigned posts, unsigned data,
+		     uint64_t bytes)
+{
+	struct sd_ep *ep = sd_ep_from_handle(h);
+
+	if (ep == NULL)
+		return;
+	sd_cnt_inc(ep->cnt, posts);
+	if (data != posts)
+		sd_cnt_add(ep->cnt, data, bytes);
+}
+
+DAT_RETURN DAT_API sd_handle_extendedop(DAT_HANDLE h, DAT_EXTENDED_OP op,
+					va_list args)
+{
+	DAT_RETURN ret;
+
+	switch (op) {
+	case DAT_IB_RDMA_WRITE_IMMED_OP: {
+		DAT_COUNT n = va_arg(args, DAT_COUNT);
+		DAT_LMR_TRIPLET *iov = va_arg(args, DAT_LMR_TRIPLET *);
+		DAT_DTO_COOKIE cookie = va_arg(args, DAT_DTO_COOKIE);
+		DAT_RMR_TRIPLET *rmr = va_arg(args, DAT_RMR_TRIPLET *);
+		DAT_UINT32 imm = va_arg(args, DAT_UINT32);
+		DAT_COMPLETION_FLAGS flags = va_arg(args, DAT_COMPLETION_FLAGS);
+
+		ret = sd_post_write_imm(h, n, iov, cookie, rmr, imm, flags);
+		if (ret == DAT_SUCCESS)
+			count_rc(h, DCNT_EP_POST_WRITE_IMM,
+				 DCNT_EP_POST_WRITE_IMM_DATA, iov_bytes(n, iov));
+		return ret;
+	}
+	case DAT_IB_FETCH_AND_ADD_OP: {
+		DAT_UINT64 add = va_arg(args, DAT_UINT64);
+		DAT_LMR_TRIPLET *lbuf = va_arg(args, DAT_LMR_TRIPLET *);
+		DAT_DTO_COOKIE cookie = va_arg(args, DAT_DTO_COOKIE);
+		DAT_RMR_TRIPLET *rbuf = va_arg(args, DAT_RMR_TRIPLET *);
+		DAT_COMPLETION_FLAGS flags = va_arg(args, DAT_COMPLETION_FLAGS);
+
+		ret = sd_post_atomic(h, SD_ATOMIC_FETCH_ADD, add, 0, lbuf,
+				     cookie, rbuf, flags);
+		if (ret == DAT_SUCCESS)
+			count_rc(h, DCNT_EP_POST_FETCH_ADD,
+				 DCNT_EP_POST_FETCH_ADD, 0);
+		return ret;
+	}
+	case DAT_IB_CMP_AND_SWAP_OP: {
+		DAT_UINT64 cmp = va_arg(args, DAT_UINT64);
+		DAT_UINT64 swap = va_arg(args, DAT_UINT64);
+		DAT_LMR_TRIPLET *lbuf = va_arg(args, DAT_LMR_TRIPLET *);
+		DAT_DTO_COOKIE cookie = va_arg(args, DAT_DTO_COOKIE);
+		DAT_RMR_TRIPLET *rbuf = va_arg(args, DAT_RMR_TRIPLET *);
+		DAT_COMPLETION_FLAGS flags = va_arg(args, DAT_COMPLETION_FLAGS);
+
+		ret = sd_post_atomic(h, SD_ATOMIC_CMP_SWAP, cmp, swap, lbuf,
+				     cookie, rbuf, flags);
+		if (ret == DAT_SUCCESS)
+			count_rc(h, DCNT_EP_POST_CMP_SWAP,
+				 DCNT_EP_POST_CMP_SWAP, 0);
+		return ret;
+	}
+	case DAT_IB_UD_SEND_OP: {
+		DAT_COUNT n = va_arg(args, DAT_COUNT);
+		DAT_LMR_TRIPLET *iov = va_arg(args, DAT_LMR_TRIPLET *);
+		DAT_IB_ADDR_HANDLE *ah = va_arg(args, DAT_IB_ADDR_HANDLE *);
+		DAT_DTO_COOKIE cookie = va_arg(args, DAT_DTO_COOKIE);
+		DAT_COMPLETION_FLAGS flags = va_arg(args, DAT_COMPLETION_FLAGS);
+
+		return sd_ud_post_send(h, n, iov, ah, cookie, flags);
+	}
+	case DAT_IB_UD_CM_FREE_OP: {
+		DAT_CONTEXT cm = va_arg(args, DAT_CONTEXT);
+
+		return sd_ud_cm_free(h, cm.as_ptr);
+	}
+	case DAT_IB_UD_AH_FREE_OP:
+		return sd_ud_ah_free(h, va_arg(args, DAT_IB_ADDR_HANDLE *));
+	case DAT_IB_QUERY_COUNTERS_OP: {
+		int cntr = va_arg(args, int);
+		DAT_UINT64 *out = va_arg(args, DAT_UINT64 *);
+		int reset = va_arg(args, int);
+
+		return sd_cnt_query(h, cntr, out, reset);
+	}
+	case DAT_IB_PRINT_COUNTERS_OP: {
+		int cntr = va_arg(args, int);
+		int reset = va_arg(args, int);
+
+		return sd_cnt_print(h, cntr, reset);
+	}
+	case DAT_IB_START_COUNTERS_OP:
+		return sd_cnt_start_stop(h, va_arg(args, int), true);
+	case DAT_IB_STOP_COUNTERS_OP:
+		return sd_cnt_start_stop(h, va_arg(args, int), false);
+	case DAT_IB_OPEN_QUERY_OP: {
+		DAT_IA_HANDLE *out = va_arg(args, DAT_IA_HANDLE *);
+		DAT_IA_ATTR_MASK ia_mask = va_arg(args, DAT_IA_ATTR_MASK);
+		DAT_IA_ATTR *ia_attr = va_arg(args, DAT_IA_ATTR *);
+		DAT_PROVIDER_ATTR_MASK pr_mask = va_arg(args, DAT_PROVIDER_ATTR_MASK);
+		DAT_PROVIDER_ATTR *pr_attr = va_arg(args, DAT_PROVIDER_ATTR *);
+
+		/* The registry passes the IA name as the handle. */
+		return open_query((const char *)h, out, ia_mask, ia_attr,
+				  pr_mask, pr_attr);
+	}
+	case DAT_IB_CLOSE_QUERY_OP:
+		return close_query(h);
+	case DAT_IB_COLLECTIVE_CREATE_MEMBER_OP:
+	case DAT_IB_COLLECTIVE_FREE_MEMBER_OP:
+	case DAT_IB_COLLECTIVE_CREATE_GROUP_OP:
+	case DAT_IB_COLLECTIVE_FREE_GROUP_OP:
+	case DAT_IB_COLLECTIVE_SET_CLOCK_OP:
+	case DAT_IB_COLLECTIVE_READ_CLOCK_OP:
+	case DAT_IB_COLLECTIVE_SCATTER_OP:
+	case DAT_IB_COLLECTIVE_SCATTERV_OP:
+	case DAT_IB_COLLECTIVE_GATHER_OP:
+	case DAT_IB_COLLECTIVE_GATHERV_OP:
+	case DAT_IB_COLLECTIVE_ALLGATHER_OP:
+	case DAT_IB_COLLECTIVE_ALLGATHERV_OP:
+	case DAT_IB_COLLECTIVE_ALLTOALL_OP:
+	case DAT_IB_COLLECTIVE_ALLTOALLV_OP:
+	case DAT_IB_COLLECTIVE_REDUCE_OP:
+	case DAT_IB_COLLECTIVE_ALLREDUCE_OP:
+	case DAT_IB_COLLECTIVE_REDUCE_SCATTER_OP:
+	case DAT_IB_COLLECTIVE_SCAN_OP:
+	case DAT_IB_COLLECTIVE_BROADCAST_OP:
+	case DAT_IB_COLLECTIVE_BARRIER_OP:
+		/* MPI collectives need a group service softdapl has not got. */
+		ret = SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+		break;
+	default:
+		sd_dbg("extension op %d on %p: unknown", op, h);
+		ret = SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+		break;
+	}
+	return ret;
+}

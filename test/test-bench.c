@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softbench (tools/softbench*.c) still runs. Benchmarks are not tests: no
+ * test asserts a time. This one checks that a quick run of one test goes
+ * through both processes, prints its table with the ratio column, and
+ * writes its CSV.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "provider-util.h"
+#include "test.h"
+
+TEST_IMPL(bench_smoke)
+{
+	char path[1024], *out = NULL, *csv;
+	int status;
+
+	sdt_conf("lo");
+	snprintf(path, sizeof(path), "%s/../tools/softbench", test_builddir());
+	ASSERT_OK(test_run_cmdl(60, &status, &out, path, "--quick", "--only",
+				"send-lat", "-D", SDT_IA_NAME, "--csv",
+				test_path("bench.csv"), NULL));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("softbench failed:\n%s", out);
+	printf("%s", out);
+	ASSERT_STR_CONTAINS(out, "ratio");
+	ASSERT_STR_CONTAINS(out, "send-lat         poll       8 B us");
+	ASSERT_STR_CONTAINS(out, "send-lat         block");
+	free(out);
+
+	csv = test_read_file(test_path("bench.csv"));
+	ASSERT_NOT_NULL(csv);
+	ASSERT_STR_CONTAINS(csv, ",tcp_median,tcp_min,tcp_max,ratio,");
+	ASSERT_STR_CONTAINS(csv, "\nsend-lat,poll,8,us,lower,");
+	free(csv);
+	return 0;
+}
