@@ -402,9 +402,15 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	default:
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
+	/*
+	 * An empty region is a length error, whatever the address (OFED, and
+	 * dapltest -T F mem case 2, which registers 0 bytes at NULL).
+	 */
+	if (length == 0)
+		return SD_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
 	if (addr == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (length == 0 || length > UINTPTR_MAX - (uintptr_t)addr)
+	if (length > UINTPTR_MAX - (uintptr_t)addr)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	if (pz_obj == NULL || pz_obj->ia != ia)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);

@@ -195,9 +195,10 @@ TEST_IMPL(provider_mem_lmr_create_errors)
 	ASSERT_DAT_EQ(CREATE(ia, DAT_MEM_TYPE_VIRTUAL, NULL, 1, pz, 0x33,
 			     DAT_VA_TYPE_VA, &lmr),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	/* An empty region is a length error (dapltest -T F mem case 2). */
 	ASSERT_DAT_EQ(CREATE(ia, DAT_MEM_TYPE_VIRTUAL, buf, 0, pz, 0x33,
 			     DAT_VA_TYPE_VA, &lmr),
-		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+		      ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE));
 	/* A region that would wrap around the address space. */
 	ASSERT_DAT_EQ(CREATE(ia, DAT_MEM_TYPE_VIRTUAL, buf, UINT64_MAX, pz, 0x33,
 			     DAT_VA_TYPE_VA, &lmr),

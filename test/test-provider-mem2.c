@@ -1034,7 +1034,7 @@ TEST_IMPL(provider_mem2_shared_virtual)
 	ASSERT_DAT_EQ(dat_lmr_create(p.ia, DAT_MEM_TYPE_SHARED_VIRTUAL, rd, 0,
 				     p.s.pz, DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA,
 				     &lmr, NULL, NULL, NULL, NULL),
-		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+		      ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE));
 	rd.for_shared_memory.virtual_address = priv;
 	ASSERT_DAT_EQ(dat_lmr_create(p.ia, DAT_MEM_TYPE_SHARED_VIRTUAL, rd, page,
 				     p.s.pz, DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA,
