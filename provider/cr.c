@@ -179,7 +179,7 @@ DAT_RETURN DAT_API sd_cr_reject(DAT_CR_HANDLE h, DAT_COUNT size,
  * given back as by a reject. The engine moves the request (cm.c): if the
  * target is freed meanwhile, or the requester left, the requester sees
  * the request refused (NON_PEER_REJECTED) as if nothing had listened.
- * No service point at @qual (or @qual above 65535): DAT_INVALID_PARAMETER
+ * No service point at @qual (folded as sd_qual_port): DAT_INVALID_PARAMETER
  * (DAT_INVALID_ARG2).
  */
 DAT_RETURN DAT_API sd_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
@@ -190,8 +190,9 @@ DAT_RETURN DAT_API sd_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 
 	if (cr == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
-	if (qual > 65535)
+	if (sd_qual_port(qual) < 0)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	qual = (DAT_CONN_QUAL)sd_qual_port(qual);
 	ia = cr->obj.ia;
 	pthread_mutex_lock(&ia->lock);
 	if (cr->action != SD_CR_PENDING || cr->obj.magic != SD_MAGIC_CR) {

@@ -876,7 +876,8 @@ static DAT_RETURN pdata_args(DAT_COUNT size, const void *pdata,
 
 /*
  * dat_ep_connect. A connection qualifier is a TCP port (PROTOCOL.md):
- * above 65535 it is DAT_INVALID_PARAMETER. QoS: TCP gives every QoS the
+ * above 65535 its low 16 bits (sd_qual_port), DAT_INVALID_PARAMETER when
+ * those are 0. QoS: TCP gives every QoS the
  * same service, so every value is accepted, as OFED does.
  */
 DAT_RETURN DAT_API sd_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
@@ -896,8 +897,9 @@ DAT_RETURN DAT_API sd_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 	ret = remote_addr(addr, &ss);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	if (conn_qual > 65535)
+	if (sd_qual_port(conn_qual) < 0)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	conn_qual = (DAT_CONN_QUAL)sd_qual_port(conn_qual);
 	if (timeout == 0)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	ret = pdata_args(pdata_size, pdata, DAT_INVALID_ARG5, DAT_INVALID_ARG6);

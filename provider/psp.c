@@ -32,8 +32,9 @@ DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
 	socklen_t len = ia->addr.len;
 	int one = 1, fd;
 
-	if (port > 65535)
+	if (sd_qual_port(port) < 0)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	port = (DAT_CONN_QUAL)sd_qual_port(port);
 	/*
 	 * An IA named by a wildcard (ia_params "0.0.0.0" or "::") reports one
 	 * of the host's addresses but listens on all of them (README).

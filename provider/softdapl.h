@@ -193,6 +193,19 @@ void sd_obj_init(struct sd_obj *obj, struct sd_ia *ia, uint32_t magic,
  */
 struct sd_obj *sd_obj_check(DAT_HANDLE h, uint32_t magic);
 
+/*
+ * The TCP (or UDP) port a connection qualifier names: the qualifier itself
+ * up to 65535; above that, its low 16 bits, as OFED's socket CM folds it
+ * (dapltest's limit tests use 0xaffab1e). -1 when folding leaves port 0,
+ * which would let the kernel choose.
+ */
+static inline int sd_qual_port(DAT_CONN_QUAL q)
+{
+	unsigned p = (unsigned)(q & 0xffff);
+
+	return q > 0xffff && p == 0 ? -1 : (int)p;
+}
+
 /* ------------------------------------------------------------------ */
 /* IA (ia.c, params.c)                                                */
 

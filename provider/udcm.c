@@ -423,8 +423,9 @@ DAT_RETURN DAT_API sd_ud_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 	/* The EP's socket speaks its IA's family only. */
 	if (addr->sa_family != ep->local.ss_family)
 		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
-	if (conn_qual > 65535)
+	if (sd_qual_port(conn_qual) < 0)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	conn_qual = (DAT_CONN_QUAL)sd_qual_port(conn_qual);
 	if (timeout == 0)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	if (pdata_size < 0 || pdata_size > SD_UD_MAX_PDATA)

@@ -583,7 +583,7 @@ TEST_IMPL(provider_ext_ud_create_query_free)
 		ASSERT_DAT_EQ(dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&ss, 1,
 					     0, 0, NULL, 0, 0),
 			      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
-		ASSERT_DAT_EQ(dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&ss, 70000,
+		ASSERT_DAT_EQ(dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&ss, 65536,
 					     1000, 0, NULL, 0, 0),
 			      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
 		ASSERT_DAT_EQ(dat_ep_connect(ep, NULL, 1, 1000, 0, NULL, 0, 0),
