@@ -132,6 +132,9 @@ void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h)
  * of this file) and takes a reference on it. Returns DAT_SUCCESS or the
  * error for dat_ia_open.
  */
+/* The least room of an async EVD that dat_ia_open creates. */
+#define SD_ASYNC_QLEN 1024
+
 static DAT_RETURN attach_async(struct sd_ia *ia, DAT_EVD_HANDLE h, DAT_COUNT qlen)
 {
 	struct sd_evd *evd = NULL;
@@ -141,7 +144,16 @@ static DAT_RETURN attach_async(struct sd_ia *ia, DAT_EVD_HANDLE h, DAT_COUNT qle
 	if (h == DAT_HANDLE_NULL) {
 		if (qlen <= 0)
 			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-		ret = sd_evd_create_internal(ia, qlen, DAT_EVD_ASYNC_FLAG, &evd);
+		/*
+		 * The qlen is a minimum (dat_ia_open(3)). Every SRQ endpoint
+		 * that leaves its connection posts DAT_ASYNC_ERROR_EP_BROKEN
+		 * here (dtestsrq waits for one per endpoint), so a consumer
+		 * that disconnects many at once would overflow a small queue
+		 * and lose it for good: ours holds at least SD_ASYNC_QLEN.
+		 */
+		ret = sd_evd_create_internal(ia, qlen > SD_ASYNC_QLEN ? qlen :
+					     SD_ASYNC_QLEN, DAT_EVD_ASYNC_FLAG,
+					     &evd);
 		if (ret != DAT_SUCCESS)
 			return ret;
 		pthread_mutex_lock(&ia->lock);

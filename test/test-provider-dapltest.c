@@ -309,6 +309,40 @@ static void pair(const char *const srv[], const char *ready,
 	test_helper_free(h);
 }
 
+/*
+ * dtestsrq in more shapes: one connection with the defaults, many bursts
+ * (-t), and the most connections it allows (-c 100) sharing one SRQ.
+ */
+static void dtestsrq_configs(void)
+{
+	static const char *const configs[][8] = {
+		{ "-b", "2048", NULL },
+		{ "-b", "2048", "-c", "4", "-B", "50", "-t", "10" },
+		{ "-b", "2048", "-c", "100", "-B", "2", NULL },
+	};
+	size_t c, i;
+
+	for (c = 0; c < sizeof(configs) / sizeof(configs[0]); c++) {
+		const char *srv[20] = { "stdbuf", "-oL", "dtestsrq", "-s", "-P",
+					SDT_IA_NAME };
+		const char *cli[20] = { "dtestsrq", "-P", SDT_IA_NAME, "-h",
+					"127.0.0.1" };
+		size_t ns = 6, nc = 5;
+
+		for (i = 0; i < 8 && configs[c][i] != NULL; i++) {
+			srv[ns++] = configs[c][i];
+			cli[nc++] = configs[c][i];
+		}
+		srv[ns] = NULL;
+		cli[nc] = NULL;
+		printf("dtestsrq");
+		for (i = 5; cli[i] != NULL; i++)
+			printf(" %s", cli[i]);
+		printf(":\n");
+		pair(srv, "server ready", cli, "SRQ Test Complete", "Complete");
+	}
+}
+
 static int dtest_run(int ours)
 {
 	const char *srv[] = { "stdbuf", "-oL", "dtest", "-s", "-P", SDT_IA_NAME, NULL };
@@ -331,6 +365,7 @@ static int dtest_run(int ours)
 	pair(cm_srv, "waiting for client", cm_cli, "Connection Test Complete",
 	     "Connections");
 	pair(srq_srv, "server ready", srq_cli, "SRQ Test Complete", "Complete");
+	dtestsrq_configs();
 	return 0;
 }
 
