@@ -609,6 +609,16 @@ DAT_RETURN DAT_API sd_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_ev
 
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	/*
+	 * A NULL output is fine when nothing is asked of it (both registries
+	 * query that way at open and at close), but asking for fields with
+	 * nowhere to put them is a bad parameter (dapltest -T F queryinfo
+	 * case 10).
+	 */
+	if (ia_attr == NULL && ia_mask != 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (provider_attr == NULL && provider_mask != 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (async_evd != NULL) {
 		pthread_mutex_lock(&ia->lock);
 		if (ia->async_evd_shared)

@@ -225,10 +225,18 @@ TEST_IMPL(provider_ia_open_query_close)
 	ASSERT(p.completion_flags_supported & DAT_COMPLETION_SUPPRESS_FLAG);
 	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_RDMA_READ"), "TRUE");
 
-	/* NULL outputs and odd masks are fine (the registry does this). */
+	/*
+	 * A NULL output asked for nothing is fine (both registries query so
+	 * at open and close); asked for fields, it is a bad parameter
+	 * (dapltest -T F queryinfo case 10).
+	 */
 	ASSERT_OK(dat_ia_query(ia, NULL, 0, NULL, 0, NULL));
-	ASSERT_OK(dat_ia_query(ia, NULL, ~(DAT_IA_ATTR_MASK)0, &a,
-			       ~(DAT_PROVIDER_ATTR_MASK)0, NULL));
+	ASSERT_OK(dat_ia_query(ia, NULL, ~(DAT_IA_ATTR_MASK)0, &a, 0, NULL));
+	ASSERT_DAT_EQ(dat_ia_query(ia, NULL, ~(DAT_IA_ATTR_MASK)0, &a,
+				   ~(DAT_PROVIDER_ATTR_MASK)0, NULL),
+		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6));
+	ASSERT_DAT_EQ(dat_ia_query(ia, NULL, DAT_IA_ALL, NULL, 0, NULL),
+		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
 
 	ASSERT_DAT_EQ(dat_ia_close(ia, (DAT_CLOSE_FLAGS)7),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
