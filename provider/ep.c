@@ -283,31 +283,6 @@ static void ep_wm_cmd(struct sd_cmd *cmd)
 /* ------------------------------------------------------------------ */
 /* Creation                                                            */
 
-/* The EVD of @h for an EP of @ia, which must accept @flag; NULL if bad. */
-static struct sd_evd *evd_arg(struct sd_ia *ia, DAT_EVD_HANDLE h,
-			      DAT_EVD_FLAGS flag, bool *bad)
-{
-	struct sd_obj *o;
-	struct sd_evd *evd;
-
-	*bad = false;
-	if (h == DAT_HANDLE_NULL)
-		return NULL;
-	/*
-	 * The EVD may belong to another IA of this provider: OFED accepts
-	 * that, and dapltest's limit tests share one EVD among the EPs of
-	 * several IAs.
-	 */
-	(void)ia;
-	o = sd_obj_check(h, SD_MAGIC_EVD);
-	evd = o ? sd_container_of(o, struct sd_evd, obj) : NULL;
-	if (evd == NULL || !(evd->flags & flag)) {
-		*bad = true;
-		return NULL;
-	}
-	return evd;
-}
-
 /* Checks a consumer's EP attributes against the limits. */
 static bool attr_ok(const DAT_EP_ATTR *a, bool srq)
 {
@@ -444,13 +419,18 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 		pz = sd_container_of(o, struct sd_pz, obj);
 	}
-	recv_evd = evd_arg(ia, recv_h, DAT_EVD_DTO_FLAG, &bad);
+	/*
+	 * The EVDs may belong to another IA of this provider: OFED accepts
+	 * that, and dapltest's limit tests share one EVD among the EPs of
+	 * several IAs.
+	 */
+	recv_evd = sd_evd_arg(recv_h, DAT_EVD_DTO_FLAG, &bad);
 	if (bad)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	req_evd = evd_arg(ia, req_h, DAT_EVD_DTO_FLAG, &bad);
+	req_evd = sd_evd_arg(req_h, DAT_EVD_DTO_FLAG, &bad);
 	if (bad)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	conn_evd = evd_arg(ia, conn_h, DAT_EVD_CONNECTION_FLAG, &bad);
+	conn_evd = sd_evd_arg(conn_h, DAT_EVD_CONNECTION_FLAG, &bad);
 	if (bad)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	if (srq_h != DAT_HANDLE_NULL) {
@@ -656,13 +636,13 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 		pz = sd_container_of(o, struct sd_pz, obj);
 	}
-	recv_evd = evd_arg(ia, p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+	recv_evd = sd_evd_arg(p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
 	if (bad && mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	req_evd = evd_arg(ia, p->request_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+	req_evd = sd_evd_arg(p->request_evd_handle, DAT_EVD_DTO_FLAG, &bad);
 	if (bad && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	conn_evd = evd_arg(ia, p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG, &bad);
+	conn_evd = sd_evd_arg(p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG, &bad);
 	if (bad && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	if (mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE &&

@@ -259,6 +259,23 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 /* ------------------------------------------------------------------ */
 /* Posting from the provider                                          */
 
+struct sd_evd *sd_evd_arg(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag, bool *bad)
+{
+	struct sd_obj *o;
+	struct sd_evd *evd;
+
+	*bad = false;
+	if (h == DAT_HANDLE_NULL)
+		return NULL;
+	o = sd_obj_check(h, SD_MAGIC_EVD);
+	evd = o ? sd_container_of(o, struct sd_evd, obj) : NULL;
+	if (evd == NULL || !(evd->flags & flag)) {
+		*bad = true;
+		return NULL;
+	}
+	return evd;
+}
+
 int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev)
 {
 	return evd_push(evd, ev, PUSH_REPORT, true);

@@ -241,15 +241,11 @@ static DAT_RETURN rename_args(DAT_RETURN r, DAT_RETURN_SUBTYPE arg_n,
 	return r;
 }
 
-/*
- * Resolves @n triplets of @iov for PZ @pz and privilege @need into @sge
- * (zero-length segments are dropped: their other fields are don't-care).
- * Sets *@nsge and *@total. DAT_SUCCESS or the error of COMMON-1, 5..7.
- */
-static DAT_RETURN resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
-			      const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
-			      DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
-			      uint16_t *nsge, uint64_t *total)
+/* See softdapl.h. Zero-length segments' other fields are don't-care. */
+DAT_RETURN sd_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
+			  const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
+			  DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
+			  uint16_t *nsge, uint64_t *total)
 {
 	DAT_COUNT i;
 	uint16_t k = 0;
@@ -287,8 +283,8 @@ static DAT_RETURN resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
 	return DAT_SUCCESS;
 }
 
-/* Completion flags a post may carry; UNSIGNALLED only if @allowed has it. */
-static bool flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed)
+/* See softdapl.h. */
+bool sd_post_flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed)
 {
 	if (f & ~(DAT_COMPLETION_SUPPRESS_FLAG | DAT_COMPLETION_SOLICITED_WAIT_FLAG |
 		  DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_BARRIER_FENCE_FLAG))
@@ -355,7 +351,7 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!flags_ok(q->flags, ep->attr.request_completion_flags) ||
+	if (!sd_post_flags_ok(q->flags, ep->attr.request_completion_flags) ||
 	    (!solicited_ok && (q->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)))
 		return SD_ERR(DAT_INVALID_PARAMETER, q->arg_flags);
 	if (q->op != SD_WR_SEND && q->remote == NULL)
@@ -387,7 +383,7 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 		/* read_to_rmr: resolved under ep->lock below. */
 	} else {
 		/* COMMON-5..7 */
-		ret = resolve_iov(ep->obj.ia, ep->pz, q->n, q->iov, max, need,
+		ret = sd_resolve_iov(ep->obj.ia, ep->pz, q->n, q->iov, max, need,
 				  sge, &nsge, &total);
 		if (ret != DAT_SUCCESS)
 			return rename_args(ret, q->arg_n, q->arg_iov);
@@ -633,7 +629,7 @@ DAT_RETURN sd_post_bind(DAT_EP_HANDLE h, const struct sd_bind *b,
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!flags_ok(flags, ep->attr.request_completion_flags) ||
+	if (!sd_post_flags_ok(flags, ep->attr.request_completion_flags) ||
 	    (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
 
@@ -695,9 +691,9 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (ep->srq != NULL)	/* its receives come from the SRQ */
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
-	if (!flags_ok(flags, ep->attr.recv_completion_flags))	/* RECV-4 */
+	if (!sd_post_flags_ok(flags, ep->attr.recv_completion_flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = resolve_iov(ep->obj.ia, ep->pz, n, iov, ep->attr.max_recv_iov,
+	ret = sd_resolve_iov(ep->obj.ia, ep->pz, n, iov, ep->attr.max_recv_iov,
 			  DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge, &total);
 	if (ret != DAT_SUCCESS)
 		return ret;

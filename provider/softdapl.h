@@ -583,6 +583,25 @@ struct sd_wq {
 	uint32_t	count;		/* posted, not yet completed */
 };
 
+/*
+ * Resolves @n triplets of a post's @iov (at most @max) for PZ @pz and local
+ * privilege @need into @sge, dropping zero-length segments; sets *@nsge and
+ * *@total. Local write implies local read. DAT_SUCCESS or the error of
+ * COMMON-1, 5..7 (DAT_INVALID_ARG2/_ARG3 for a bad count or NULL iov).
+ * Any thread; allocates nothing. Used by post.c and ud.c.
+ */
+DAT_RETURN sd_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
+			  const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
+			  DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
+			  uint16_t *nsge, uint64_t *total);
+
+/*
+ * True when completion flags @f are ones a post may carry, with
+ * UNSIGNALLED only if the EP's @allowed flags have it (SEND-3, RECV-4,
+ * WRITE-3).
+ */
+bool sd_post_flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed);
+
 /* Allocates the ring; 0 or -ENOMEM. An empty ring (size 0) is allowed. */
 int sd_wq_init(struct sd_wq *wq, uint32_t size, uint32_t max_sge);
 void sd_wq_destroy(struct sd_wq *wq);
@@ -751,6 +770,13 @@ DAT_RETURN sd_evd_create_internal(struct sd_ia *ia, DAT_COUNT qlen,
  * the caller must not hold it.
  */
 void sd_evd_destroy(struct sd_evd *evd);
+
+/*
+ * The EVD behind handle @h for an EP, which must accept the stream @flag;
+ * NULL for DAT_HANDLE_NULL (*@bad false) and for anything else that is not
+ * a live EVD accepting @flag (*@bad true). Used by ep.c and ud.c.
+ */
+struct sd_evd *sd_evd_arg(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag, bool *bad);
 
 /*
  * Appends @ev to @evd (its evd_handle is set to @evd) and wakes the waiter

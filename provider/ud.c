@@ -666,15 +666,9 @@ static void ud_free_cmd(struct sd_cmd *cmd)
 static struct sd_evd *evd_arg(struct sd_ia *ia, DAT_EVD_HANDLE h,
 			      DAT_EVD_FLAGS flag, bool *bad)
 {
-	struct sd_obj *o;
-	struct sd_evd *evd;
+	struct sd_evd *evd = sd_evd_arg(h, flag, bad);
 
-	*bad = false;
-	if (h == DAT_HANDLE_NULL)
-		return NULL;
-	o = sd_obj_check(h, SD_MAGIC_EVD);
-	evd = o ? sd_container_of(o, struct sd_evd, obj) : NULL;
-	if (evd == NULL || o->ia != ia || !(evd->flags & flag)) {
+	if (evd != NULL && evd->obj.ia != ia) {
 		*bad = true;
 		return NULL;
 	}
@@ -1039,59 +1033,19 @@ static DAT_RETURN DAT_API ud_ep_free(DAT_EP_HANDLE h)
 /* ------------------------------------------------------------------ */
 /* Posts                                                               */
 
-/*
- * Resolves @n triplets of @iov into @sge as post.c does (zero-length
- * segments dropped; local write privilege implies read). DAT_SUCCESS or
- * the error of COMMON-1, 5..7.
- */
+/* Resolves a post's iov against the UD EP's PZ (sd_resolve_iov). */
 static DAT_RETURN ud_resolve(struct sd_ud_ep *ep, DAT_COUNT n,
 			     const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
 			     DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
 			     uint16_t *nsge, uint64_t *total)
 {
 	struct sd_pz *pz;
-	DAT_COUNT i;
-	uint16_t k = 0;
 
-	*total = 0;
-	if (n < 0 || n > max)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (n > 0 && iov == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	pthread_mutex_lock(&ep->lock);
 	pz = ep->pz;
 	pthread_mutex_unlock(&ep->lock);
-	for (i = 0; i < n; i++) {
-		DAT_RETURN r;
-
-		if (iov[i].segment_length == 0)
-			continue;
-		if (pz == NULL)
-			return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_PZ);
-		r = sd_lmr_resolve_local(ep->obj.ia, pz, &iov[i], need, &sge[k]);
-		if (DAT_GET_TYPE(r) == DAT_PRIVILEGES_VIOLATION &&
-		    need == DAT_MEM_PRIV_LOCAL_READ_FLAG &&
-		    sd_lmr_resolve_local(ep->obj.ia, pz, &iov[i],
-					 DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
-					 &sge[k]) == DAT_SUCCESS)
-			r = DAT_SUCCESS;
-		if (r != DAT_SUCCESS)
-			return r;
-		*total += sge[k].len;
-		k++;
-	}
-	*nsge = k;
-	return DAT_SUCCESS;
-}
-
-/* Completion flags a post may carry; UNSIGNALLED only if @allowed has it. */
-static bool ud_flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed)
-{
-	if (f & ~(DAT_COMPLETION_SUPPRESS_FLAG | DAT_COMPLETION_SOLICITED_WAIT_FLAG |
-		  DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_BARRIER_FENCE_FLAG))
-		return false;
-	return !(f & DAT_COMPLETION_UNSIGNALLED_FLAG) ||
-	       (allowed & DAT_COMPLETION_UNSIGNALLED_FLAG);
+	return sd_resolve_iov(ep->obj.ia, pz, n, iov, max, need, sge, nsge,
+			      total);
 }
 
 /* The live address handle of @ep behind @a, or NULL. ep->lock held. */
@@ -1122,7 +1076,7 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 	/* dat_ib_post_send_ud(ep, segments, lbuf, ah, cookie, flags) */
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!ud_flags_ok(flags, ep->attr.request_completion_flags))
+	if (!sd_post_flags_ok(flags, ep->attr.request_completion_flags))
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (a == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
@@ -1204,7 +1158,7 @@ static DAT_RETURN DAT_API ud_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!ud_flags_ok(flags, ep->attr.recv_completion_flags))	/* RECV-4 */
+	if (!sd_post_flags_ok(flags, ep->attr.recv_completion_flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	ret = ud_resolve(ep, n, iov, ep->attr.max_recv_iov,
 			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge, &total);
