@@ -290,7 +290,7 @@ void sd_sock_update(struct sd_ep *ep)
 	case SD_SK_DATA:
 		/* RNR: stop reading (TCP holds the sender), watch for EOF. */
 		ev = UV_DISCONNECT;
-		if (ep->rx.state != SD_RX_BUF)
+		if (ep->rx.state != SD_RX_BUF && !ep->parked)
 			ev |= UV_READABLE;
 		if (ep->tx.blocked)
 			ev |= UV_WRITABLE;
@@ -680,7 +680,7 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 	ep->sock = NULL;
 	/* A control frame fits only between frames, and never after ours. */
 	if (ctl != NULL && sock->phase == SD_SK_DATA &&
-	    ep->tx.kind == SD_TX_NONE && !ep->tx.disc_sent &&
+	    !sd_tx_mid_frame(ep) && !ep->tx.disc_sent &&
 	    sock->out_len - sock->out_done + SD_HDR_SIZE <= sizeof(sock->out)) {
 		if (sock->out_done > 0) {
 			memmove(sock->out, sock->out + sock->out_done,
@@ -690,7 +690,7 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 		}
 		sd_hdr_pack(ctl, sock->out + sock->out_len);
 		sock->out_len += SD_HDR_SIZE;
-	} else if (ep->tx.kind != SD_TX_NONE && ep->tx.kind != SD_TX_RAW) {
+	} else if (sd_tx_mid_frame(ep)) {
 		/* Mid-frame: nothing more may follow; the peer sees EOF. */
 		sock->out_len = sock->out_done = 0;
 	}
@@ -706,7 +706,7 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 		r->lmr = NULL;
 	}
 	ep->tx.resp_count = 0;
-	ep->tx.kind = SD_TX_NONE;
+	sd_tx_drop_frames(ep);
 	ep->tx.blocked = false;
 	if (ep->rx.lmr != NULL) {
 		sd_lmr_remote_done(ep->rx.lmr);

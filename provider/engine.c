@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ep.h"
 
@@ -38,6 +39,10 @@ static struct {
 
 	uv_loop_t	loop;		/* engine (set up under ctl_lock) */
 	uv_async_t	async;		/* engine; uv_async_send from anywhere */
+	uv_timer_t	tick;		/* engine: sd_progress_tick */
+	bool		tick_wanted;	/* atomic: the tick runs or is asked for */
+	struct sd_cmd	tick_cmd;	/* starts the tick */
+	unsigned long	work;		/* engine: sd_engine_worked calls */
 } eng = {
 	.ctl_lock = PTHREAD_MUTEX_INITIALIZER,
 	.qlock = PTHREAD_MUTEX_INITIALIZER,
@@ -72,6 +77,45 @@ void sd_engine_submit(struct sd_cmd *cmd)
 		uv_async_send(&eng.async);
 }
 
+/* ---- the tick ------------------------------------------------------ */
+
+static void tick_cb(uv_timer_t *t)
+{
+	if (sd_progress_tick())
+		return;
+	/*
+	 * Nothing left: stop, unless work came after the tick looked (its
+	 * sender saw tick_wanted still set and did not ask again).
+	 */
+	__atomic_store_n(&eng.tick_wanted, false, __ATOMIC_SEQ_CST);
+	if (sd_progress_tick())
+		__atomic_store_n(&eng.tick_wanted, true, __ATOMIC_SEQ_CST);
+	else
+		uv_timer_stop(t);
+}
+
+static void tick_start(void)
+{
+	if (!uv_is_active((uv_handle_t *)&eng.tick))
+		uv_timer_start(&eng.tick, tick_cb, SD_TICK_MS, SD_TICK_MS);
+}
+
+static void tick_cmd_fn(struct sd_cmd *cmd)
+{
+	(void)cmd;
+	tick_start();
+}
+
+void sd_engine_tick_want(void)
+{
+	if (__atomic_exchange_n(&eng.tick_wanted, true, __ATOMIC_SEQ_CST))
+		return;
+	if (on_engine)
+		tick_start();
+	else
+		sd_engine_submit(&eng.tick_cmd);
+}
+
 /* Engine: runs the queued commands, then stops if asked to. */
 static void async_cb(uv_async_t *a)
 {
@@ -94,6 +138,9 @@ static void async_cb(uv_async_t *a)
 	}
 	if (stop) {
 		sd_cm_shutdown_all();
+		while (sd_progress_tick())
+			;	/* drops what it holds */
+		uv_close((uv_handle_t *)&eng.tick, NULL);
 		uv_close((uv_handle_t *)a, NULL);
 	}
 }
@@ -131,11 +178,54 @@ void sd_engine_sync(void)
 	pthread_mutex_destroy(&s.lock);
 }
 
+void sd_engine_worked(void)
+{
+	eng.work++;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * The loop. After a round that moved data in, the engine polls without
+ * sleeping for as long as sd_spin_get allows (extended by each round that
+ * moves more), so that the next frame of a conversation (the next READ
+ * request, a write into memory a consumer spins on) is taken without a
+ * wake-up. Rounds woken for nothing else (commands, ticks, sockets that
+ * consumers read first) go straight back to sleep.
+ */
 static void *engine_main(void *arg)
 {
 	(void)arg;
 	on_engine = true;
-	uv_run(&eng.loop, UV_RUN_DEFAULT);
+	while (uv_run(&eng.loop, UV_RUN_ONCE) != 0) {
+		uint64_t ns, end;
+		unsigned long w, polls;
+		bool alive = true;
+
+		if (eng.work == 0 || (ns = sd_spin_get()) == 0) {
+			eng.work = 0;
+			continue;
+		}
+		end = now_ns() + ns;
+		polls = sd_polls_seen();
+		do {
+			w = eng.work;
+			alive = uv_run(&eng.loop, UV_RUN_NOWAIT) != 0;
+			if (eng.work != w)
+				end = now_ns() + ns;
+			/* A consumer polls: it spins already, and reads. */
+		} while (alive && now_ns() < end && sd_polls_seen() == polls);
+		sd_spin_put();
+		eng.work = 0;
+		if (!alive)
+			break;
+	}
 	return NULL;
 }
 
@@ -154,9 +244,13 @@ int sd_engine_get(void)
 		uv_loop_close(&eng.loop);
 		goto fail;
 	}
+	uv_timer_init(&eng.loop, &eng.tick);	/* cannot fail */
+	eng.tick_cmd.fn = tick_cmd_fn;
+	eng.tick_wanted = false;
 	eng.stop = false;
 	r = -pthread_create(&eng.thread, NULL, engine_main, NULL);
 	if (r < 0) {
+		uv_close((uv_handle_t *)&eng.tick, NULL);
 		uv_close((uv_handle_t *)&eng.async, NULL);
 		uv_run(&eng.loop, UV_RUN_DEFAULT);
 		uv_loop_close(&eng.loop);

@@ -467,6 +467,9 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	if (srq)
 		srq->eps++;
 	sd_list_add_tail(&ia->eps, &ep->obj.node);
+	pthread_mutex_lock(&ep->lock);
+	sd_drive_relink(ep);
+	pthread_mutex_unlock(&ep->lock);
 	pthread_mutex_unlock(&ia->lock);
 	*out = (DAT_EP_HANDLE)ep;
 	return DAT_SUCCESS;
@@ -740,6 +743,7 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		swap_ref(&ep->req_evd, req_evd);
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		swap_ref(&ep->conn_evd, conn_evd);
+	sd_drive_relink(ep);
 	/*
 	 * A provider-made EP (PSP with DAT_PSP_PROVIDER_FLAG) is configured
 	 * once it has a PZ and a connection EVD, and unconfigured again if it
@@ -1100,6 +1104,7 @@ static void ep_release(struct sd_ep *ep)
 	evds[1] = ep->req_evd;
 	evds[2] = ep->conn_evd;
 	ep->recv_evd = ep->req_evd = ep->conn_evd = NULL;
+	sd_drive_relink(ep);
 	pz = ep->pz;
 	ep->pz = NULL;
 	if (ep->rx.wqe != NULL && ep->rx.from_srq) {

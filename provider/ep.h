@@ -30,6 +30,8 @@
 #include <stdatomic.h>
 #include <uv.h>
 
+#include <poll.h>
+
 #include "softdapl.h"
 #include "proto.h"
 
@@ -126,29 +128,46 @@ enum sd_tx_kind {
 	SD_TX_NONE,
 	SD_TX_RAW,	/* sock->out: RTU */
 	SD_TX_REQ,	/* a request WQE: SEND, WRITE, READ_REQ */
-	SD_TX_RESP,	/* the head READ response */
+	SD_TX_RESP,	/* a READ or atomic response */
 	SD_TX_CTL,	/* ACK or DISCONNECT: header only */
+};
+
+/*
+ * Frames chosen to go out, oldest first, written together with one
+ * sendmsg (tx.c, "Batching"): at most SD_TX_BATCH, and SD_TX_IOV iovecs.
+ */
+#define SD_TX_BATCH	16
+#define SD_TX_IOV	64
+
+struct sd_txf {
+	uint8_t		kind;		/* enum sd_tx_kind */
+	uint8_t		hdr[SD_HDR_SIZE];	/* not for SD_TX_RAW */
+	uint32_t	nsge;
+	const struct sd_sge *sge;	/* payload segments */
+	uint64_t	len;		/* payload bytes */
+	struct sd_sge	one;		/* an atomic request's payload */
 };
 
 /* Transmit state; all under ep->lock. */
 struct sd_tx {
-	uint8_t		kind;		/* enum sd_tx_kind of the frame going out */
-	uint8_t		hdr[SD_HDR_SIZE];
-	uint32_t	hdr_done;	/* header bytes written */
-	const struct sd_sge *sge;	/* payload segments */
-	uint32_t	nsge;
-	uint64_t	len, done;	/* payload bytes, written */
+	struct sd_txf	f[SD_TX_BATCH];	/* ring of frames chosen */
+	uint32_t	fhead, fcount;
+	uint32_t	hdr_done;	/* f[fhead]: header bytes written */
+	uint64_t	done;		/* f[fhead]: payload bytes written */
+	uint32_t	unwritten;	/* requests in the ring */
+	uint32_t	resp_picked;	/* responses in the ring */
+	bool		disc_picked;	/* our DISCONNECT is in the ring */
 	uint32_t	next;		/* requests sent: sq[0..next) from the head */
 	uint32_t	seq;		/* number of the next request on the wire */
 	uint32_t	peer_ack;	/* our requests the peer executed */
 	uint32_t	rd_out;		/* READ_REQs out, response not placed */
 	uint32_t	ack_sent;	/* last ack value put in a header */
 	bool		blocked;	/* EAGAIN: waiting for POLLOUT */
+	bool		ack_hold;	/* no standalone ACK now (progress.c) */
 	bool		disc_want;	/* graceful: DISCONNECT once drained */
 	bool		disc_sent;	/* our DISCONNECT is written */
 	struct sd_rresp	*resp;		/* ring of rd_in slots */
 	uint32_t	resp_head, resp_count;
-	struct sd_sge	one;		/* an atomic request's payload */
 	uint64_t	ep_id;		/* the EP's identity for EP-scope RMRs:
 					 * set once, by the first sd_wire_reset;
 					 * never 0 afterwards, never reused */
@@ -160,7 +179,16 @@ enum sd_rx_state {
 	SD_RX_DATA,	/* placing a payload */
 };
 
-/* Receive state; under ep->lock, used by the engine only. */
+/*
+ * Bytes read from the socket ahead of the frame being handled: a header
+ * and what follows it arrive with one recv (rx.c, "Staging").
+ */
+#define SD_RX_STAGE	1024
+
+/*
+ * Receive state; under ep->lock, driven by whichever thread holds it (the
+ * engine, or a consumer in dat_evd_dequeue / dat_evd_wait: progress.c).
+ */
 struct sd_rx {
 	uint8_t		state;		/* enum sd_rx_state */
 	uint8_t		hdr[SD_HDR_SIZE];
@@ -176,7 +204,150 @@ struct sd_rx {
 	struct sd_wqe	*wqe;		/* SEND/READ_RESP: the WQE filled */
 	bool		from_srq;	/* wqe is an SRQ buffer */
 	uint32_t	executed;	/* peer's requests executed: the ack */
+	uint32_t	st_off, st_len;	/* stage[st_off, st_len): not yet used */
+	uint8_t		stage[SD_RX_STAGE];
 };
+
+/* ------------------------------------------------------------------ */
+/* Progress from consumer threads (progress.c)                         */
+
+/*
+ * An EP is listed on the EVDs its DTOs complete to (request and receive
+ * EVD), so that a thread in dat_evd_dequeue or dat_evd_wait on one of them
+ * can move the EP's frames itself instead of waiting for the engine to do
+ * it and wake it: the thread reads the socket and places what arrived, and
+ * writes what is queued, under ep->lock like the engine. An EVD with more
+ * than SD_DRIVE_MAX EPs is left to the engine (one poll set serves those
+ * best: the engine's).
+ */
+#define SD_DRIVE_MAX	8
+
+struct sd_drive_link {
+	struct sd_list	node;		/* evd->lock of @evd: in evd->drive */
+	struct sd_ep	*ep;		/* const */
+	struct sd_evd	*evd;		/* ep->lock: the EVD listed on, or NULL */
+};
+
+/*
+ * Lists @ep on its current request and receive EVDs and off any other
+ * (after a create, modify or free changed them). ep->lock held (or the EP
+ * not yet published); takes the EVDs' locks.
+ */
+void sd_drive_relink(struct sd_ep *ep);
+
+/*
+ * The EPs listed on @evd, each with a reference, into @eps (room for
+ * SD_DRIVE_MAX); 0 when there are none or more than SD_DRIVE_MAX.
+ * evd->lock held.
+ */
+unsigned sd_drive_collect(struct sd_evd *evd, struct sd_ep **eps);
+
+/*
+ * One round of progress on each of @eps: what their sockets hold is read
+ * and placed, what is queued is written. An EP whose lock another thread
+ * holds is skipped (that thread moves it). When @pfd is not NULL, fills it
+ * with the sockets worth sleeping on (readable means work) and returns how
+ * many. No lock held.
+ */
+unsigned sd_drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd);
+
+/*
+ * Bytes sent on one socket of this process and received on another (both
+ * ends of a loopback connection in one process) are ordered by the kernel:
+ * sendmsg has read them before recv returns them. ThreadSanitizer cannot
+ * see through a socket (and models sendmsg's reads as done when it
+ * returns, which may be after the peer's recv), so with consumers and the
+ * engine both moving frames it would report the sender's memory, reused
+ * after the receiver's completion, as a race. Under ThreadSanitizer a
+ * leaf mutex held across each sendmsg, and taken after each recv, makes
+ * the kernel's order visible. Elsewhere these are nothing.
+ */
+#if defined(__SANITIZE_THREAD__)
+extern pthread_mutex_t sd_wire_order;
+static inline void sd_wire_send_begin(void)
+{
+	pthread_mutex_lock(&sd_wire_order);
+}
+
+static inline void sd_wire_send_end(void)
+{
+	pthread_mutex_unlock(&sd_wire_order);
+}
+
+static inline void sd_wire_received(void)
+{
+	pthread_mutex_lock(&sd_wire_order);
+	pthread_mutex_unlock(&sd_wire_order);
+}
+#else
+static inline void sd_wire_send_begin(void) {}
+static inline void sd_wire_send_end(void) {}
+static inline void sd_wire_received(void) {}
+#endif
+
+/* Drops the references sd_drive_collect took. */
+void sd_drive_put(struct sd_ep **eps, unsigned n);
+
+/*
+ * Writes that wait. Two things are held back to be written together:
+ *
+ * - ACKs. The engine acks what it placed at once, but a consumer that
+ *   moved a message in itself holds the standalone ACK back (tx.ack_hold):
+ *   the answer it is likely to post next carries the ack for free. What is
+ *   still owed when the consumer's next pass finds nothing to read goes
+ *   out then.
+ * - Requests posted while others are in flight (sd_tx_post): the
+ *   consumer's next pass over the EVD, or the ack of those in flight,
+ *   writes them in one batch.
+ *
+ * sd_tx_defer puts the EP on the engine's tick (SD_TICK_MS), which writes
+ * whatever still waits by then, so neither ever waits on the consumer.
+ * ep->lock held.
+ */
+void sd_tx_defer(struct sd_ep *ep);
+
+/*
+ * Parking. The engine keeps polling every socket for input, but when
+ * consumers read one first (it was readable, the engine found nothing:
+ * twice running), polling it only wakes the engine for nothing and takes
+ * the CPU from the consumer. The engine parks it: stops polling it for
+ * input (EOF still) until the next tick, when it polls again. A consumer
+ * that stops reading so leaves its frames to the engine within a tick.
+ * Engine, ep->lock held.
+ */
+void sd_progress_park(struct sd_ep *ep);
+
+/*
+ * Engine: the tick (engine.c runs it every SD_TICK_MS while wanted): sends
+ * the owed ACKs, unparks. Returns whether there is still work for the tick.
+ */
+bool sd_progress_tick(void);
+
+/*
+ * Spinning. A waiter may poll its EPs for a while before it sleeps (a
+ * thread wake-up costs tens of microseconds), but only while spinners in
+ * this process stay fewer than the CPUs less one: sd_spin_get says
+ * whether this thread may, and for how long (ns, 0: not), sd_spin_put
+ * gives its turn back. SOFTDAPL_SPIN_US sets the time (default 50; 0
+ * never spins).
+ */
+uint64_t sd_spin_get(void);
+void sd_spin_put(void);
+
+/*
+ * Polls of consumers (dat_evd_dequeue finding nothing, a waiter's spin):
+ * a count that changes while a consumer spins. Any thread, relaxed.
+ */
+extern unsigned long sd_polls;
+static inline void sd_polled(void)
+{
+	__atomic_add_fetch(&sd_polls, 1, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long sd_polls_seen(void)
+{
+	return __atomic_load_n(&sd_polls, __ATOMIC_RELAXED);
+}
 
 /* ------------------------------------------------------------------ */
 /* Endpoints (ep.c)                                                    */
@@ -225,6 +396,12 @@ struct sd_ep {
 	uint32_t	rd_in_max;	/* our max_rdma_read_in */
 	struct sd_tx	tx;
 	struct sd_rx	rx;
+	struct sd_drive_link drive[2];	/* on req_evd, recv_evd (progress.c) */
+	struct sd_list	ack_node;	/* progress.c ack lock: ACK owed */
+	bool		ack_listed;	/* progress.c ack lock */
+	struct sd_list	park_node;	/* engine: parked (progress.c) */
+	bool		parked;		/* engine, lock: not polled for input */
+	uint8_t		eng_miss;	/* engine: readable, found nothing */
 	struct sd_list	srq_node;	/* srq->lock: waiting for SRQ buffers */
 	bool		srq_waiting;	/* srq->lock */
 
@@ -375,10 +552,22 @@ void sd_wire_reset(struct sd_ep *ep);
 void sd_tx_progress(struct sd_ep *ep);
 
 /*
- * Engine: the socket of @ep is readable: reads and places frames until
- * EAGAIN, RNR, or the connection ends. ep->lock.
+ * A request was queued on @ep: writes it now if nothing is in flight,
+ * else leaves it for a batch (sd_tx_defer). ep->lock; any thread.
  */
-void sd_rx_progress(struct sd_ep *ep);
+void sd_tx_post(struct sd_ep *ep);
+
+/* Whether a frame is partly written: nothing else may go before it ends. */
+bool sd_tx_mid_frame(const struct sd_ep *ep);
+
+/* Forgets the frames chosen (the connection is gone). ep->lock. */
+void sd_tx_drop_frames(struct sd_ep *ep);
+
+/*
+ * Reads and places frames until EAGAIN, RNR, or the connection ends.
+ * Returns whether it read anything. ep->lock; any thread (rx.c).
+ */
+bool sd_rx_progress(struct sd_ep *ep);
 
 /* Engine: poll events on an attached socket in phase DATA. ep->lock. */
 void sd_ep_io(struct sd_ep *ep, int status, int events);

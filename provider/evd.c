@@ -88,7 +88,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "entry.h"
 #include "ep.h"		/* evd_threshold_allowed reads the IA's EPs */
@@ -188,6 +190,22 @@ static void evd_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd)
 }
 
 /*
+ * Wakes the thread waiting on @evd: on the condition variable, or through
+ * the eventfd when it sleeps in poll() on its EPs' sockets (dat_evd_wait).
+ * evd->lock held.
+ */
+static void evd_wake(struct sd_evd *evd)
+{
+	static const uint64_t one = 1;
+
+	pthread_cond_signal(&evd->cond);
+	if (evd->polling && write(evd->efd, &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN)
+		sd_log("evd %p: cannot wake its waiter: %s", (void *)evd,
+		       strerror(errno));
+}
+
+/*
  * Appends @ev to @evd, wakes the waiter or triggers the CNO (CNO-1..3),
  * and on a full ring acts as @mode says. Any thread; takes evd->lock
  * (and cno->lock inside it), calls the proxy agent and reports the
@@ -214,7 +232,7 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 			/* Out of service for good; the waiter returns. */
 			evd->overflowed = true;
 			if (evd->waiters > 0)
-				pthread_cond_signal(&evd->cond);
+				evd_wake(evd);
 		}
 		pthread_mutex_unlock(&evd->lock);
 		if (report) {
@@ -247,7 +265,7 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 		if (notify)
 			evd->notified = true;
 		if (!was && evd->notified && evd->count >= evd->threshold)
-			pthread_cond_signal(&evd->cond);
+			evd_wake(evd);
 	} else if (notify && evd->enabled && evd->cno != NULL) {
 		agent = sd_cno_notify(evd->cno, evd);	/* CNO-1, CNO-3 */
 	}
@@ -335,6 +353,8 @@ static DAT_OS_WAIT_PROXY_AGENT evd_set_cno(struct sd_evd *evd,
 /* Frees what sd_evd_create_internal made; the EVD is unlisted and unused. */
 static void evd_release(struct sd_evd *evd)
 {
+	if (evd->efd >= 0)
+		close(evd->efd);
 	pthread_cond_destroy(&evd->cond);
 	pthread_mutex_destroy(&evd->lock);
 	free(evd->ring);
@@ -368,6 +388,8 @@ DAT_RETURN sd_evd_create_internal(struct sd_ia *ia, DAT_COUNT qlen,
 	evd->qlen = qlen;
 	evd->enabled = true;
 	evd->waitable = true;
+	sd_list_init(&evd->drive);
+	evd->efd = -1;
 
 	pthread_mutex_lock(&ia->lock);
 	sd_list_add_tail(&ia->evds, &evd->obj.node);
@@ -471,6 +493,7 @@ void sd_evd_destroy(struct sd_evd *evd)
 	/* A waiter sees the EVD dead, returns DAT_ABORT and signals back. */
 	while (evd->waiters > 0) {
 		pthread_cond_broadcast(&evd->cond);
+		evd_wake(evd);
 		pthread_cond_wait(&evd->cond, &evd->lock);
 	}
 	pthread_mutex_unlock(&evd->lock);
@@ -506,6 +529,19 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 
 	pthread_mutex_lock(&evd->lock);
+	if (evd->count == 0 && !evd->overflowed && evd->waiters == 0) {
+		/* Nothing yet: move this EVD's EPs, then look again. */
+		struct sd_ep *eps[SD_DRIVE_MAX];
+		unsigned n = sd_drive_collect(evd, eps);
+
+		sd_polled();
+		if (n > 0) {
+			pthread_mutex_unlock(&evd->lock);
+			sd_drive(eps, n, NULL);
+			sd_drive_put(eps, n);
+			pthread_mutex_lock(&evd->lock);
+		}
+	}
 	if (evd->overflowed)
 		ret = SD_EVD_OVERFLOWED;
 	else if (evd->waiters > 0)
@@ -561,6 +597,110 @@ static DAT_RETURN evd_threshold_allowed(struct sd_evd *evd)
 out:
 	pthread_mutex_unlock(&ia->lock);
 	return ret;
+}
+
+/* Whether the waiter of @evd is done, whatever the outcome. evd->lock. */
+static bool wait_over(const struct sd_evd *evd, DAT_COUNT threshold)
+{
+	return (evd->count >= threshold && evd->notified) || evd->unwaited ||
+	       evd->overflowed || !evd_alive(evd);
+}
+
+/* Nanoseconds from now to @t (CLOCK_MONOTONIC), negative once past. */
+static int64_t ns_until(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)(t->tv_sec - now.tv_sec) * 1000000000 +
+	       (t->tv_nsec - now.tv_nsec);
+}
+
+/*
+ * The waiting of dat_evd_wait: returns once wait_over or when @until
+ * passes (NULL: never). While the EVD has EPs to move (sd_drive_collect),
+ * the waiter moves them itself: it spins over them while sd_spin_get lets
+ * it, then sleeps in poll() on their sockets and the EVD's eventfd (which
+ * evd_wake writes for events other threads post), so that a message that
+ * arrives wakes this thread and no other. Without them, or without an
+ * eventfd, it sleeps on the condition variable and the engine delivers.
+ * evd->lock held; dropped meanwhile.
+ */
+static void evd_sleep(struct sd_evd *evd, DAT_COUNT threshold,
+		      const struct timespec *until)
+{
+	struct pollfd pfd[SD_DRIVE_MAX + 1];
+	struct sd_ep *eps[SD_DRIVE_MAX];
+	uint64_t spin_ns = sd_spin_get();
+	struct timespec spin_end;
+
+	if (spin_ns > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &spin_end);
+		spin_end.tv_sec += (time_t)(spin_ns / 1000000000);
+		spin_end.tv_nsec += (long)(spin_ns % 1000000000);
+		if (spin_end.tv_nsec >= 1000000000L) {
+			spin_end.tv_sec++;
+			spin_end.tv_nsec -= 1000000000L;
+		}
+	}
+	while (!wait_over(evd, threshold)) {
+		unsigned n = sd_drive_collect(evd, eps), nfd;
+		struct timespec left;
+		int64_t ns = 0;
+
+		if (n == 0) {
+			if (sd_cond_wait_until(&evd->cond, &evd->lock,
+					       until) == ETIMEDOUT)
+				break;
+			continue;
+		}
+		pthread_mutex_unlock(&evd->lock);
+		nfd = sd_drive(eps, n, pfd + 1);
+		pthread_mutex_lock(&evd->lock);
+		if (wait_over(evd, threshold) ||
+		    (until != NULL && (ns = ns_until(until)) <= 0)) {
+			sd_drive_put(eps, n);
+			break;
+		}
+		if (spin_ns > 0) {
+			if (ns_until(&spin_end) > 0) {
+				sd_polled();
+				sd_drive_put(eps, n);
+				continue;
+			}
+			sd_spin_put();
+			spin_ns = 0;
+		}
+		if (evd->efd < 0)
+			evd->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (evd->efd < 0) {
+			sd_drive_put(eps, n);
+			if (sd_cond_wait_until(&evd->cond, &evd->lock,
+					       until) == ETIMEDOUT)
+				break;
+			continue;
+		}
+		evd->polling = true;
+		pthread_mutex_unlock(&evd->lock);
+		pfd[0].fd = evd->efd;
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		left.tv_sec = (time_t)(ns / 1000000000);
+		left.tv_nsec = (long)(ns % 1000000000);
+		if (ppoll(pfd, nfd + 1, until != NULL ? &left : NULL, NULL) > 0 &&
+		    (pfd[0].revents & POLLIN)) {
+			uint64_t v;
+
+			if (read(pfd[0].fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				sd_dbg("evd %p: eventfd: %s", (void *)evd,
+				       strerror(errno));
+		}
+		sd_drive_put(eps, n);
+		pthread_mutex_lock(&evd->lock);
+		evd->polling = false;
+	}
+	if (spin_ns > 0)
+		sd_spin_put();
 }
 
 /*
@@ -627,12 +767,7 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		evd->threshold = threshold;
 		evd->notified = false;
 		evd->unwaited = false;
-		while ((evd->count < threshold || !evd->notified) &&
-		       !evd->unwaited && !evd->overflowed && evd_alive(evd)) {
-			if (sd_cond_wait_until(&evd->cond, &evd->lock,
-					       until) == ETIMEDOUT)
-				break;
-		}
+		evd_sleep(evd, threshold, until);
 		evd->waiters = 0;
 		if (!evd_alive(evd)) {
 			/* sd_evd_destroy waits for us: let it go on. */
@@ -751,7 +886,7 @@ DAT_RETURN DAT_API sd_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
 	evd->waitable = false;
 	if (evd->waiters > 0) {
 		evd->unwaited = true;
-		pthread_cond_signal(&evd->cond);
+		evd_wake(evd);
 	}
 	pthread_mutex_unlock(&evd->lock);
 	return DAT_SUCCESS;

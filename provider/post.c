@@ -204,8 +204,7 @@ void sd_ep_flush(struct sd_ep *ep)
 	}
 	ep->tx.next = 0;
 	ep->tx.rd_out = 0;
-	if (ep->tx.kind == SD_TX_REQ)
-		ep->tx.kind = SD_TX_NONE;
+	sd_tx_drop_frames(ep);	/* detached already: nothing is mid-frame */
 	/* SRQ-7: the buffer taken from the SRQ, not filled by a message. */
 	if (ep->rx.wqe != NULL && ep->rx.from_srq) {
 		struct sd_wqe c = *ep->rx.wqe;
@@ -461,7 +460,7 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 	w->len = total;
 	memcpy(w->sge, sge, nsge * sizeof(*sge));
 	sd_wq_push(&ep->sq);
-	sd_tx_progress(ep);
+	sd_tx_post(ep);
 out:
 	pthread_mutex_unlock(&ep->lock);
 	return ret;

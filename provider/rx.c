@@ -4,7 +4,7 @@
  * reads a header, checks it, and places the payload straight into its
  * destination with readv, with one handler per opcode.
  *
- *   SD_RX_HDR   reading the 32-byte header (into rx.hdr)
+ *   SD_RX_HDR   reading the 32-byte header (into rx.hdr, through the stage)
  *   SD_RX_BUF   a SEND or WRITE_IMM arrived and no receive is posted: RNR. The engine
  *               stops reading the socket (TCP flow control holds the
  *               sender, nothing is dropped) until a receive is posted,
@@ -26,7 +26,11 @@
  * alignment too): a refusal sends TERMINATE (remote access) naming the
  * request, and breaks (WRITE-6).
  *
- * Engine thread only, under ep->lock.
+ * Under ep->lock, on whichever thread holds it: the engine when the
+ * socket is readable, a consumer driving progress from dat_evd_dequeue or
+ * dat_evd_wait (progress.c). Nothing here calls libuv: what needs the
+ * loop (re-arming the poll, closing the socket) goes through sd_sock_update,
+ * which only acts on the engine, and commands.
  */
 #include <errno.h>
 #include <string.h>
@@ -469,13 +473,77 @@ static int rx_header(struct sd_ep *ep)
 	return handlers[h->op].start(ep);
 }
 
-/* Reads payload bytes into the placement set up by place(). */
-static ssize_t rx_readv(struct sd_ep *ep, int fd)
+/* ---- staging ------------------------------------------------------ */
+
+/*
+ * Staging. A recv into rx.stage (SD_RX_STAGE bytes) brings a header and
+ * whatever follows it in one system call: a small message's payload, an
+ * ACK behind it, the next frames of a burst. Payload bytes found there are
+ * copied to their destination; the rest of a payload is read straight into
+ * it with readv, which also takes up to SD_RX_STAGE bytes of what follows
+ * into the stage. So a frame costs one system call, small or large, and at
+ * most SD_RX_STAGE bytes per call pass through the stage: a copy of a few
+ * hundred bytes costs far less than the recv it saves.
+ */
+static uint32_t staged(const struct sd_rx *rx)
 {
-	struct iovec iov[RX_IOV_MAX];
+	return rx->st_len - rx->st_off;
+}
+
+/* Refills the (empty) stage from the socket; recv's result. */
+static ssize_t stage_fill(struct sd_ep *ep, int fd)
+{
+	ssize_t n = recv(fd, ep->rx.stage, SD_RX_STAGE, MSG_DONTWAIT);
+
+	if (n > 0) {
+		sd_wire_received();
+		ep->rx.st_off = 0;
+		ep->rx.st_len = (uint32_t)n;
+	}
+	return n;
+}
+
+/* Copies staged bytes into the placement set up by place(). */
+static void place_staged(struct sd_ep *ep)
+{
 	uint64_t skip = ep->rx.done;
 	uint64_t want = ep->rx.len - ep->rx.done;
 	uint32_t i;
+
+	if (want > staged(&ep->rx))
+		want = staged(&ep->rx);
+	for (i = 0; i < ep->rx.nsge && want > 0; i++) {
+		const struct sd_sge *s = &ep->rx.sge[i];
+		uint64_t l;
+
+		if (skip >= s->len) {
+			skip -= s->len;
+			continue;
+		}
+		l = s->len - skip;
+		if (l > want)
+			l = want;
+		memcpy(s->addr + skip, ep->rx.stage + ep->rx.st_off, l);
+		ep->rx.st_off += (uint32_t)l;
+		ep->rx.done += l;
+		want -= l;
+		skip = 0;
+	}
+}
+
+/*
+ * Reads the rest of the payload into the placement set up by place(),
+ * and what follows into the (empty) stage. Returns readv's result and
+ * accounts for the bytes.
+ */
+static ssize_t rx_readv(struct sd_ep *ep, int fd)
+{
+	struct iovec iov[RX_IOV_MAX + 1];
+	uint64_t skip = ep->rx.done;
+	uint64_t want = ep->rx.len - ep->rx.done;
+	uint64_t payload = want;
+	uint32_t i;
+	ssize_t r;
 	int n = 0;
 
 	for (i = 0; i < ep->rx.nsge && n < RX_IOV_MAX && want > 0; i++) {
@@ -495,13 +563,28 @@ static ssize_t rx_readv(struct sd_ep *ep, int fd)
 		skip = 0;
 		n++;
 	}
-	return readv(fd, iov, n);
+	payload -= want;	/* what the iovs hold */
+	iov[n].iov_base = ep->rx.stage;
+	iov[n].iov_len = SD_RX_STAGE;
+	r = readv(fd, iov, n + 1);
+	if (r <= 0)
+		return r;
+	sd_wire_received();
+	if ((uint64_t)r <= payload) {
+		ep->rx.done += (uint64_t)r;
+	} else {
+		ep->rx.done += payload;
+		ep->rx.st_off = 0;
+		ep->rx.st_len = (uint32_t)((uint64_t)r - payload);
+	}
+	return r;
 }
 
 /* The socket ended (EOF @n == 0, or errno @err). */
 static void rx_eof(struct sd_ep *ep, ssize_t n, int err)
 {
-	bool clean = n == 0 && ep->rx.state == SD_RX_HDR && ep->rx.hdr_have == 0;
+	bool clean = n == 0 && ep->rx.state == SD_RX_HDR &&
+		     ep->rx.hdr_have == 0 && staged(&ep->rx) == 0;
 
 	if (n < 0 && (err == ECONNRESET || err == EPIPE))
 		clean = true;
@@ -510,56 +593,78 @@ static void rx_eof(struct sd_ep *ep, ssize_t n, int err)
 		    clean ? "peer closed" : "connection lost");
 }
 
-void sd_rx_progress(struct sd_ep *ep)
+bool sd_rx_progress(struct sd_ep *ep)
 {
 	int budget = RX_BUDGET;
+	bool got = false;
 
 	while (budget > 0) {
 		struct sd_sock *sock = ep->sock;
 		ssize_t n;
 
 		if (sock == NULL || sock->phase != SD_SK_DATA)
-			return;
+			return got;
 		switch (ep->rx.state) {
-		case SD_RX_HDR:
-			n = recv(sock->fd, ep->rx.hdr + ep->rx.hdr_have,
-				 SD_HDR_SIZE - ep->rx.hdr_have, MSG_DONTWAIT);
-			if (n <= 0)
-				goto eof_or_again;
-			ep->rx.hdr_have += (uint32_t)n;
+		case SD_RX_HDR: {
+			uint32_t take = SD_HDR_SIZE - ep->rx.hdr_have;
+
+			if (staged(&ep->rx) == 0) {
+				n = stage_fill(ep, sock->fd);
+				if (n <= 0)
+					goto eof_or_again;
+				got = true;
+			}
+			if (take > staged(&ep->rx))
+				take = staged(&ep->rx);
+			memcpy(ep->rx.hdr + ep->rx.hdr_have,
+			       ep->rx.stage + ep->rx.st_off, take);
+			ep->rx.st_off += take;
+			ep->rx.hdr_have += take;
 			if (ep->rx.hdr_have < SD_HDR_SIZE)
 				continue;
 			budget--;
 			if (rx_header(ep) == RX_STOP)
-				return;
+				return true;
 			break;
+		}
 		case SD_RX_BUF:
 			if (take_receive(ep) == RX_STOP)
-				return;
+				return got;
 			break;
 		case SD_RX_DATA:
 			if (ep->rx.done < ep->rx.len) {
-				n = rx_readv(ep, sock->fd);
-				if (n <= 0)
-					goto eof_or_again;
-				ep->rx.done += (uint64_t)n;
+				if (staged(&ep->rx) > 0) {
+					place_staged(ep);
+				} else {
+					n = rx_readv(ep, sock->fd);
+					if (n <= 0)
+						goto eof_or_again;
+					got = true;
+				}
 			}
 			break;
 		}
 		if (ep->rx.state == SD_RX_DATA && ep->rx.done == ep->rx.len) {
 			ep->rx.state = SD_RX_HDR;
 			if (handlers[ep->rx.h.op].done(ep) == RX_STOP)
-				return;
+				return true;
 		}
 		continue;
 eof_or_again:
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
+			return got;
 		rx_eof(ep, n, n < 0 ? errno : 0);
-		return;
+		return true;
 	}
+	/*
+	 * Out of budget: frames may wait in the stage, where no poll event
+	 * will announce them. The engine comes back for them.
+	 */
+	if (staged(&ep->rx) > 0)
+		sd_engine_submit(&ep->io_cmd);
+	return true;
 }
 
 void sd_ep_io(struct sd_ep *ep, int status, int events)
@@ -574,8 +679,15 @@ void sd_ep_io(struct sd_ep *ep, int status, int events)
 	}
 	if (ep->sock == NULL)
 		return;
-	if (events & UV_READABLE || status < 0) {
-		sd_rx_progress(ep);
+	if (events & UV_READABLE || status < 0 ||
+	    (ep->parked && events & UV_DISCONNECT)) {
+		/* Twice nothing: consumers read it first (progress.c). */
+		if (sd_rx_progress(ep)) {
+			ep->eng_miss = 0;
+			sd_engine_worked();
+		} else if (++ep->eng_miss >= 2 && ep->sock != NULL &&
+			 ep->rx.state != SD_RX_BUF)
+			sd_progress_park(ep);
 	} else if (events & UV_DISCONNECT && ep->rx.state == SD_RX_BUF) {
 		/* RNR, and the peer has gone: nothing more will be read. */
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
@@ -594,7 +706,7 @@ void sd_ep_io_cmd(struct sd_cmd *cmd)
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA) {
-		if (ep->rx.state == SD_RX_BUF)
+		if (ep->rx.state == SD_RX_BUF || staged(&ep->rx) > 0)
 			sd_rx_progress(ep);
 		if (ep->sock != NULL) {
 			sd_tx_progress(ep);

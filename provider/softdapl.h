@@ -18,6 +18,8 @@
  *   srq.c        SRQ
  *   tx.c rx.c    the wire engine: framing out, placing in (proto.h)
  *   engine.c     the event loop thread and how other threads reach it
+ *   progress.c   consumer threads moving frames from dat_evd_dequeue and
+ *                dat_evd_wait; deferred ACKs and batches; spinning
  *
  * Naming: DAT entry points keep their DAT names with an sd_ prefix
  * (sd_ep_post_send); internal functions are sd_<object>_<verb>; helpers are
@@ -27,18 +29,20 @@
  *
  * Threads. Consumer threads call the entry points, any number at once. One
  * engine thread per process runs a libuv loop (engine.c) that owns every
- * socket: it completes connects, accepts, reads frames and places their
- * data directly into registered memory, and writes what could not be
- * written at post time. Consumers reach it through sd_engine_submit (a
- * command queue and a uv_async_t). Completions are appended to an EVD ring
- * under the EVD's lock by whichever thread completes the DTO, and a waiter
- * is woken through the EVD's condition variable.
+ * socket: it completes connects and accepts, and reads and writes frames
+ * whenever no consumer does. Consumers reach it through sd_engine_submit
+ * (a command queue and a uv_async_t). Completions are appended to an EVD
+ * ring under the EVD's lock by whichever thread completes the DTO.
  *
- * Room for the latency work: a post appends its work request and, when
- * the connection has nothing queued, writes the frame from the consumer's
- * thread at once (no hop to the engine); a waiter may later drive the
- * receive path itself. Nothing in the data path allocates: work requests,
- * segments and event slots are preallocated when their queue is created.
+ * The data path avoids the hop to the engine where it can (progress.c):
+ * a post writes its frame from the consumer's thread when nothing is in
+ * flight, and otherwise leaves it for a batch; a thread in dat_evd_dequeue
+ * or dat_evd_wait reads and writes the sockets of the EPs completing on
+ * that EVD itself, spinning briefly and then sleeping in poll() on them,
+ * so that a message wakes the thread that wants it and no other; the
+ * engine stops polling a socket that consumers read first, until its next
+ * tick. Nothing in the data path allocates: work requests, frames and
+ * event slots are preallocated when their queue is created.
  *
  * Locks, in the order they nest (never take an earlier one while holding a
  * later one):
@@ -52,6 +56,7 @@
  *   evd->lock    the event ring, waiters
  *   cno->lock
  *   engine command queue lock (leaf)
+ *   progress.c's tick lock (leaf: EPs owing writes)
  *
  * Every struct says which lock guards which field; "engine" means the
  * field is touched only on the engine thread, "const" that it is set at
@@ -751,6 +756,12 @@ struct sd_evd {
 	unsigned		waiters;	/* lock; 0 or 1 */
 	struct sd_cno		*cno;		/* lock, and ia->lock to change it */
 	unsigned		refs;		/* ia->lock: EPs, PSPs, RSPs, SRQs using it */
+	struct sd_list		drive;		/* lock: sd_drive_link of the EPs
+						 * completing here (progress.c) */
+	unsigned		ndrive;		/* lock: links in @drive */
+	int			efd;		/* lock: eventfd that wakes a waiter
+						 * asleep in poll(); -1 until one is */
+	bool			polling;	/* lock: the waiter sleeps in poll() */
 	uint64_t		cnt[DCNT_EVD_ALL_COUNTERS];	/* sd_cnt_*: DCNT_EVD_* */
 };
 
@@ -891,6 +902,17 @@ void sd_engine_submit(struct sd_cmd *cmd);
 
 /* The engine's loop; use only on the engine thread. */
 struct uv_loop_s *sd_engine_loop(void);
+
+/*
+ * Asks for the engine's tick (sd_progress_tick every SD_TICK_MS) to run
+ * until it says it has nothing left. Any thread; a system call only when
+ * the tick was off.
+ */
+#define SD_TICK_MS	1
+void sd_engine_tick_want(void);
+
+/* Engine: a round moved data in; the loop may spin for more (engine.c). */
+void sd_engine_worked(void);
 
 /* True on the engine thread. */
 bool sd_engine_on_thread(void);

@@ -1,14 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The transmit half of the wire engine: frames out of the request queue,
- * READ responses, ACKs and the graceful DISCONNECT, written with one
- * sendmsg of the header and the consumer's own memory (no copy).
+ * READ responses, ACKs and the graceful DISCONNECT, written with sendmsg
+ * from the headers and the consumer's own memory (no copy).
  *
  * Any thread may drive it under ep->lock: a consumer right after posting
- * (the fast path: no hop to the engine), the engine when POLLOUT fires or
- * after the receive side made room (a READ placed unblocks a fence, an
- * ack is owed). A frame once begun is finished before another starts;
- * when the socket is full the rest waits for POLLOUT.
+ * (the fast path: no hop to the engine), a consumer moving its EPs from
+ * an EVD (progress.c), the engine when POLLOUT fires or after the receive
+ * side made room (a READ placed unblocks a fence, an ack is owed). A frame
+ * once begun is finished before another starts; when the socket is full
+ * the rest waits for POLLOUT.
+ *
+ * Batching. Frames are chosen into a ring of SD_TX_BATCH slots (struct
+ * sd_txf) and written together, headers and payloads in one sendmsg of
+ * up to SD_TX_IOV iovecs, so that requests queued while the socket was
+ * busy, or posted in a burst, cost one system call, not one each. A frame
+ * chosen is committed: its request is numbered and counted sent (tx.next)
+ * and its ack value taken; sd_tx_complete_acked completes only requests
+ * whose frame has left the ring (tx.unwritten).
  *
  * What goes first: bytes left in sock->out (the RTU), then READ and
  * atomic responses (the peer waits on them), then requests in post order
@@ -16,7 +25,7 @@
  * READ or atomic waits while rd_out_max are outstanding; an RMR bind
  * takes effect here, when its turn comes, and sends nothing), then the
  * DISCONNECT of a graceful close once all of that is out, then a
- * standalone ACK if one is owed.
+ * standalone ACK if one is owed and no frame of the batch carries it.
  */
 #include <errno.h>
 #include <string.h>
@@ -24,8 +33,6 @@
 #include <sys/uio.h>
 
 #include "ep.h"
-
-#define TX_IOV_MAX	(SD_MAX_IOV + 1)
 
 /* The last EP identity given out (sd_tx.ep_id); any thread, atomic. */
 static uint64_t last_ep_id;
@@ -58,7 +65,9 @@ void sd_tx_complete_acked(struct sd_ep *ep)
 {
 	struct sd_wqe *w;
 
-	while (ep->tx.next > 0 && (w = sd_wq_at(&ep->sq, 0)) != NULL) {
+	/* sq[0..next - unwritten) are fully written; only those complete. */
+	while (ep->tx.next > ep->tx.unwritten &&
+	       (w = sd_wq_at(&ep->sq, 0)) != NULL) {
 		if (completes_locally(w->op)) {
 			if (w->status == SD_WQE_PENDING)
 				break;
@@ -68,8 +77,6 @@ void sd_tx_complete_acked(struct sd_ep *ep)
 				break;
 			w->status = DAT_DTO_SUCCESS;
 		}
-		if (ep->tx.kind == SD_TX_REQ && ep->tx.sge == w->sge)
-			break;	/* never: acked implies written; be safe */
 		{
 			struct sd_wqe c = *w;
 
@@ -80,8 +87,10 @@ void sd_tx_complete_acked(struct sd_ep *ep)
 	}
 }
 
-/* Starts a header-only frame of @op. */
-static void ctl_frame(struct sd_ep *ep, uint8_t op)
+/* ---- choosing frames --------------------------------------------- */
+
+/* A header-only frame of @op into @f. */
+static void ctl_frame(struct sd_ep *ep, struct sd_txf *f, uint8_t op)
 {
 	struct sd_hdr h;
 
@@ -89,13 +98,12 @@ static void ctl_frame(struct sd_ep *ep, uint8_t op)
 	h.op = op;
 	h.ack = ep->rx.executed;
 	h.tag = SD_TAG_NONE;
-	sd_hdr_pack(&h, ep->tx.hdr);
+	sd_hdr_pack(&h, f->hdr);
 	ep->tx.ack_sent = h.ack;
-	ep->tx.kind = SD_TX_CTL;
-	ep->tx.hdr_done = 0;
-	ep->tx.sge = NULL;
-	ep->tx.nsge = 0;
-	ep->tx.len = ep->tx.done = 0;
+	f->kind = SD_TX_CTL;
+	f->sge = NULL;
+	f->nsge = 0;
+	f->len = 0;
 }
 
 /* True for the requests that take a response and count in rd_out. */
@@ -131,113 +139,142 @@ static struct sd_wqe *next_request(struct sd_ep *ep)
 	return NULL;
 }
 
-/* Picks the next frame (see the top of the file); false if none. */
-static bool next_frame(struct sd_ep *ep, struct sd_sock *sock)
+/* A request frame for @w into @f: numbers it, counts it sent. */
+static void request_frame(struct sd_ep *ep, struct sd_wqe *w, struct sd_txf *f,
+			  struct sd_hdr *h)
 {
 	struct sd_tx *tx = &ep->tx;
+	bool se = w->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+
+	w->seq = tx->seq++;
+	tx->next++;
+	tx->unwritten++;
+	h->len = (uint32_t)w->len;
+	h->rkey = w->remote.rmr_context;
+	h->addr = w->remote.virtual_address;
+	f->kind = SD_TX_REQ;
+	f->sge = w->sge;
+	f->nsge = w->nsge;
+	f->len = w->len;
+	switch (w->op) {
+	case SD_WR_SEND:
+		/* rkey: the peer's context to invalidate, if any. */
+		if (w->inv)
+			h->op = se ? SD_OP_SEND_SE_INV : SD_OP_SEND_INV;
+		else
+			h->op = se ? SD_OP_SEND_SE : SD_OP_SEND;
+		h->rkey = w->inv ? w->remote.rmr_context : 0;
+		h->addr = 0;
+		break;
+	case SD_WR_RDMA_WRITE:
+		h->op = SD_OP_WRITE;
+		break;
+	case SD_WR_WRITE_IMM:
+		h->op = se ? SD_OP_WRITE_IMM_SE : SD_OP_WRITE_IMM;
+		h->code = w->imm;
+		break;
+	case SD_WR_RDMA_READ:
+		h->op = SD_OP_READ_REQ;
+		h->tag = w->seq;
+		tx->rd_out++;
+		f->sge = NULL;
+		f->nsge = 0;
+		f->len = 0;
+		break;
+	default:	/* atomics: the operands are the payload */
+		h->op = w->op == SD_WR_FETCH_ADD ? SD_OP_FETCH_ADD :
+			SD_OP_CMP_SWAP;
+		h->tag = w->seq;
+		h->len = SD_ATOMIC_ARGS;
+		tx->rd_out++;
+		f->one.addr = (char *)w->x.atomic;
+		f->one.len = SD_ATOMIC_ARGS;
+		f->sge = &f->one;
+		f->nsge = 1;
+		f->len = SD_ATOMIC_ARGS;
+		break;
+	}
+}
+
+/*
+ * Chooses the next frame (see the top of the file) into a new slot at
+ * the ring's tail; false if none may go now.
+ */
+static bool pick(struct sd_ep *ep, struct sd_sock *sock)
+{
+	struct sd_tx *tx = &ep->tx;
+	struct sd_txf *f = &tx->f[(tx->fhead + tx->fcount) % SD_TX_BATCH];
 	struct sd_hdr h;
 	struct sd_wqe *w;
-	bool se;
 
-	if (sock->out_done < sock->out_len) {
-		tx->kind = SD_TX_RAW;
-		return true;
-	}
-	if (tx->disc_sent)
+	if (tx->disc_sent || tx->disc_picked)
 		return false;
+	if (sock->out_done < sock->out_len) {
+		/* The RTU goes alone, first; its progress is sock->out_done. */
+		if (tx->fcount > 0)
+			return false;
+		f->kind = SD_TX_RAW;
+		f->sge = NULL;
+		f->nsge = 0;
+		f->len = sock->out_len;
+		goto picked;
+	}
 	memset(&h, 0, sizeof(h));
 	h.tag = SD_TAG_NONE;
-	if (tx->resp_count > 0) {
-		struct sd_rresp *r = &tx->resp[tx->resp_head];
+	if (tx->resp_count > tx->resp_picked) {
+		struct sd_rresp *r = &tx->resp[(tx->resp_head + tx->resp_picked) %
+					       ep->rd_in_max];
 
 		h.op = r->op;
 		h.len = (uint32_t)r->sge.len;
 		h.tag = r->tag;
-		tx->kind = SD_TX_RESP;
-		tx->sge = &r->sge;
-		tx->nsge = r->sge.len > 0 ? 1 : 0;
-		tx->len = r->sge.len;
+		f->kind = SD_TX_RESP;
+		f->sge = &r->sge;
+		f->nsge = r->sge.len > 0 ? 1 : 0;
+		f->len = r->sge.len;
+		tx->resp_picked++;
 		goto frame;
 	}
 	w = next_request(ep);
 	if (w != NULL) {
-		w->seq = tx->seq++;
-		tx->next++;
-		h.len = (uint32_t)w->len;
-		h.rkey = w->remote.rmr_context;
-		h.addr = w->remote.virtual_address;
-		se = w->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG;
-		tx->sge = w->sge;
-		tx->nsge = w->nsge;
-		tx->len = w->len;
-		switch (w->op) {
-		case SD_WR_SEND:
-			/* rkey: the peer's context to invalidate, if any. */
-			if (w->inv)
-				h.op = se ? SD_OP_SEND_SE_INV : SD_OP_SEND_INV;
-			else
-				h.op = se ? SD_OP_SEND_SE : SD_OP_SEND;
-			h.rkey = w->inv ? w->remote.rmr_context : 0;
-			h.addr = 0;
-			break;
-		case SD_WR_RDMA_WRITE:
-			h.op = SD_OP_WRITE;
-			break;
-		case SD_WR_WRITE_IMM:
-			h.op = se ? SD_OP_WRITE_IMM_SE : SD_OP_WRITE_IMM;
-			h.code = w->imm;
-			break;
-		case SD_WR_RDMA_READ:
-			h.op = SD_OP_READ_REQ;
-			h.tag = w->seq;
-			tx->rd_out++;
-			tx->sge = NULL;
-			tx->nsge = 0;
-			tx->len = 0;
-			break;
-		default:	/* atomics: the operands are the payload */
-			h.op = w->op == SD_WR_FETCH_ADD ? SD_OP_FETCH_ADD :
-			       SD_OP_CMP_SWAP;
-			h.tag = w->seq;
-			h.len = SD_ATOMIC_ARGS;
-			tx->rd_out++;
-			tx->one.addr = (char *)w->x.atomic;
-			tx->one.len = SD_ATOMIC_ARGS;
-			tx->sge = &tx->one;
-			tx->nsge = 1;
-			tx->len = SD_ATOMIC_ARGS;
-			break;
-		}
-		tx->kind = SD_TX_REQ;
+		request_frame(ep, w, f, &h);
 		goto frame;
 	}
 	if (tx->disc_want && sd_wq_at(&ep->sq, tx->next) == NULL &&
 	    tx->resp_count == 0) {
-		ctl_frame(ep, SD_OP_DISCONNECT);
-		return true;
+		ctl_frame(ep, f, SD_OP_DISCONNECT);
+		tx->disc_picked = true;
+		goto picked;
 	}
-	if (ep->rx.executed != tx->ack_sent) {
-		ctl_frame(ep, SD_OP_ACK);
-		return true;
+	/* A standalone ACK only when nothing else carries one. */
+	if (ep->rx.executed != tx->ack_sent && !tx->ack_hold && tx->fcount == 0) {
+		ctl_frame(ep, f, SD_OP_ACK);
+		goto picked;
 	}
 	return false;
 frame:
 	h.ack = ep->rx.executed;
 	tx->ack_sent = h.ack;
-	sd_hdr_pack(&h, tx->hdr);
-	tx->hdr_done = 0;
-	tx->done = 0;
+	sd_hdr_pack(&h, f->hdr);
+picked:
+	tx->fcount++;
 	return true;
 }
 
-/* The frame just written is out: account for it. */
+/* ---- writing ------------------------------------------------------ */
+
+/* The head frame is out: account for it and drop it from the ring. */
 static void frame_done(struct sd_ep *ep, struct sd_sock *sock)
 {
 	struct sd_tx *tx = &ep->tx;
+	struct sd_txf *f = &tx->f[tx->fhead];
 
-	switch (tx->kind) {
+	switch (f->kind) {
 	case SD_TX_RAW:
 		sock->out_len = sock->out_done = 0;
+		break;
+	case SD_TX_REQ:
+		tx->unwritten--;
 		break;
 	case SD_TX_RESP: {
 		struct sd_rresp *r = &tx->resp[tx->resp_head];
@@ -247,10 +284,11 @@ static void frame_done(struct sd_ep *ep, struct sd_sock *sock)
 		r->lmr = NULL;
 		tx->resp_head = (tx->resp_head + 1) % ep->rd_in_max;
 		tx->resp_count--;
+		tx->resp_picked--;
 		break;
 	}
 	case SD_TX_CTL:
-		if (tx->hdr[0] == SD_OP_DISCONNECT) {
+		if (f->hdr[0] == SD_OP_DISCONNECT) {
 			tx->disc_sent = true;
 			shutdown(sock->fd, SHUT_WR);
 			sock->shut_wr = true;
@@ -259,41 +297,127 @@ static void frame_done(struct sd_ep *ep, struct sd_sock *sock)
 	default:
 		break;
 	}
-	tx->kind = SD_TX_NONE;
+	f->kind = SD_TX_NONE;
+	tx->fhead = (tx->fhead + 1) % SD_TX_BATCH;
+	tx->fcount--;
+	tx->hdr_done = 0;
+	tx->done = 0;
 }
 
-/* Fills @iov with what is left of the current frame; returns the count. */
-static int frame_iov(struct sd_ep *ep, struct sd_sock *sock, struct iovec *iov)
+/* Bytes of the head frame not written yet. */
+static uint64_t head_left(const struct sd_ep *ep, const struct sd_sock *sock)
+{
+	const struct sd_txf *f = &ep->tx.f[ep->tx.fhead];
+
+	if (f->kind == SD_TX_RAW)
+		return sock->out_len - sock->out_done;
+	return (SD_HDR_SIZE - ep->tx.hdr_done) + (f->len - ep->tx.done);
+}
+
+/*
+ * Fills @iov with what is left of the ring's frames, oldest first, as
+ * many whole frames as fit; returns the count.
+ */
+static int ring_iov(struct sd_ep *ep, struct sd_sock *sock, struct iovec *iov)
 {
 	struct sd_tx *tx = &ep->tx;
-	uint64_t skip;
-	uint32_t i;
+	uint32_t k;
 	int n = 0;
 
-	if (tx->kind == SD_TX_RAW) {
-		iov[0].iov_base = sock->out + sock->out_done;
-		iov[0].iov_len = sock->out_len - sock->out_done;
-		return 1;
-	}
-	if (tx->hdr_done < SD_HDR_SIZE) {
-		iov[n].iov_base = tx->hdr + tx->hdr_done;
-		iov[n].iov_len = SD_HDR_SIZE - tx->hdr_done;
-		n++;
-	}
-	skip = tx->done;
-	for (i = 0; i < tx->nsge && n < TX_IOV_MAX; i++) {
-		const struct sd_sge *s = &tx->sge[i];
+	for (k = 0; k < tx->fcount; k++) {
+		struct sd_txf *f = &tx->f[(tx->fhead + k) % SD_TX_BATCH];
+		uint64_t skip = k == 0 ? tx->done : 0;
+		uint32_t hdone = k == 0 ? tx->hdr_done : 0;
+		uint32_t i;
 
-		if (skip >= s->len) {
-			skip -= s->len;
+		if (k > 0 && n + 1 + (int)f->nsge > SD_TX_IOV)
+			break;
+		if (f->kind == SD_TX_RAW) {
+			iov[n].iov_base = sock->out + sock->out_done;
+			iov[n].iov_len = sock->out_len - sock->out_done;
+			n++;
 			continue;
 		}
-		iov[n].iov_base = s->addr + skip;
-		iov[n].iov_len = s->len - skip;
-		skip = 0;
-		n++;
+		if (hdone < SD_HDR_SIZE) {
+			iov[n].iov_base = f->hdr + hdone;
+			iov[n].iov_len = SD_HDR_SIZE - hdone;
+			n++;
+		}
+		for (i = 0; i < f->nsge && n < SD_TX_IOV; i++) {
+			const struct sd_sge *s = &f->sge[i];
+
+			if (skip >= s->len) {
+				skip -= s->len;
+				continue;
+			}
+			iov[n].iov_base = s->addr + skip;
+			iov[n].iov_len = s->len - skip;
+			skip = 0;
+			n++;
+		}
 	}
 	return n;
+}
+
+/* @n bytes went out: advance through the ring, completing frames. */
+static void ring_advance(struct sd_ep *ep, struct sd_sock *sock, size_t n)
+{
+	struct sd_tx *tx = &ep->tx;
+
+	while (tx->fcount > 0) {
+		struct sd_txf *f = &tx->f[tx->fhead];
+		uint64_t left = head_left(ep, sock);
+
+		if (n >= left) {
+			n -= (size_t)left;
+			frame_done(ep, sock);
+			continue;
+		}
+		if (f->kind == SD_TX_RAW) {
+			sock->out_done += (uint32_t)n;
+		} else if (n < SD_HDR_SIZE - tx->hdr_done) {
+			tx->hdr_done += (uint32_t)n;
+		} else {
+			n -= SD_HDR_SIZE - tx->hdr_done;
+			tx->hdr_done = SD_HDR_SIZE;
+			tx->done += n;
+		}
+		return;
+	}
+}
+
+bool sd_tx_mid_frame(const struct sd_ep *ep)
+{
+	const struct sd_txf *f = &ep->tx.f[ep->tx.fhead];
+
+	return ep->tx.fcount > 0 && f->kind != SD_TX_RAW &&
+	       (ep->tx.hdr_done > 0 || ep->tx.done > 0);
+}
+
+void sd_tx_drop_frames(struct sd_ep *ep)
+{
+	struct sd_tx *tx = &ep->tx;
+
+	tx->fhead = tx->fcount = 0;
+	tx->hdr_done = 0;
+	tx->done = 0;
+	tx->unwritten = 0;
+	tx->resp_picked = 0;
+	tx->disc_picked = false;
+}
+
+void sd_tx_post(struct sd_ep *ep)
+{
+	/*
+	 * With requests in flight, their ack (or the consumer's next pass
+	 * over its EVD) comes soon and writes this one with whatever else
+	 * is posted meanwhile; the tick makes sure.
+	 */
+	if (ep->tx.next > 0 && ep->sock != NULL && !sd_engine_on_thread()) {
+		sd_tx_defer(ep);
+		return;
+	}
+	sd_tx_progress(ep);
 }
 
 /* Arms POLLOUT for @ep: directly on the engine, else through io_cmd. */
@@ -309,25 +433,28 @@ static void want_pollout(struct sd_ep *ep)
 void sd_tx_progress(struct sd_ep *ep)
 {
 	struct sd_sock *sock = ep->sock;
-	struct iovec iov[TX_IOV_MAX];
+	struct iovec iov[SD_TX_IOV];
 
 	if (sock == NULL || sock->phase != SD_SK_DATA || ep->tx.blocked)
 		return;
 	for (;;) {
 		struct msghdr msg;
 		ssize_t n;
-		size_t left;
 
-		if (ep->tx.kind == SD_TX_NONE && !next_frame(ep, sock))
+		while (ep->tx.fcount < SD_TX_BATCH && pick(ep, sock))
+			;
+		if (ep->tx.fcount == 0)
 			return;
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = iov;
-		msg.msg_iovlen = (size_t)frame_iov(ep, sock, iov);
+		msg.msg_iovlen = (size_t)ring_iov(ep, sock, iov);
 		if (msg.msg_iovlen == 0) {
-			frame_done(ep, sock);
+			frame_done(ep, sock);	/* nothing left in it */
 			continue;
 		}
+		sd_wire_send_begin();
 		n = sendmsg(sock->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		sd_wire_send_end();
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -341,26 +468,8 @@ void sd_tx_progress(struct sd_ep *ep)
 				    DAT_CONNECTION_EVENT_BROKEN, NULL, "send failed");
 			return;
 		}
-		/* Advance through the raw bytes or the header, then payload. */
-		left = (size_t)n;
-		if (ep->tx.kind == SD_TX_RAW) {
-			sock->out_done += (uint32_t)left;
-			if (sock->out_done == sock->out_len)
-				frame_done(ep, sock);
-			continue;
-		}
-		if (ep->tx.hdr_done < SD_HDR_SIZE) {
-			size_t h = SD_HDR_SIZE - ep->tx.hdr_done;
-
-			if (left < h) {
-				ep->tx.hdr_done += (uint32_t)left;
-				continue;
-			}
-			ep->tx.hdr_done = SD_HDR_SIZE;
-			left -= h;
-		}
-		ep->tx.done += left;
-		if (ep->tx.done == ep->tx.len)
-			frame_done(ep, sock);
+		ring_advance(ep, sock, (size_t)n);
+		if (ep->tx.disc_sent)
+			return;
 	}
 }

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Progress from consumer threads: a thread that dequeues from or waits on
+ * an EVD moves the frames of the EPs completing there itself (ep.h,
+ * "Progress from consumer threads").
+ *
+ * Why. The engine thread alone can do all the socket work, but then every
+ * completion costs a hand-over: the engine reads and places, then wakes the
+ * consumer through the EVD (a futex wake and a context switch, about
+ * 25 us on a virtual machine), and a polling consumer competes with its
+ * own engine for the CPU. A consumer that reads its sockets itself sees
+ * its message as soon as a recv returns it, as with a plain socket.
+ *
+ * Who may. Everything the wire engine does under ep->lock (tx.c, rx.c) may
+ * run on any thread; what only the engine may do (libuv calls: arming the
+ * poll, closing the socket) is deferred there by those files. The engine
+ * keeps watching every socket, so a frame nobody polls for (an RDMA write
+ * into memory the consumer spins on, a disconnect) is still handled.
+ *
+ * Locks: the links are under the EVD's lock (listing) and the EP's lock
+ * (which EVD); sd_drive_relink takes evd->lock inside ep->lock, the lock
+ * order. sd_drive takes each ep->lock with trylock and no other lock held.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ep.h"
+
+/* ---- the EVDs' lists of EPs -------------------------------------- */
+
+static void link_to(struct sd_drive_link *l, struct sd_evd *evd)
+{
+	if (l->evd == evd)
+		return;
+	if (l->evd != NULL) {
+		pthread_mutex_lock(&l->evd->lock);
+		sd_list_del(&l->node);
+		l->evd->ndrive--;
+		pthread_mutex_unlock(&l->evd->lock);
+	}
+	l->evd = evd;
+	if (evd != NULL) {
+		pthread_mutex_lock(&evd->lock);
+		sd_list_add_tail(&evd->drive, &l->node);
+		evd->ndrive++;
+		pthread_mutex_unlock(&evd->lock);
+	}
+}
+
+void sd_drive_relink(struct sd_ep *ep)
+{
+	ep->drive[0].ep = ep;
+	ep->drive[1].ep = ep;
+	link_to(&ep->drive[0], ep->req_evd);
+	/* One EVD for both: listed once. */
+	link_to(&ep->drive[1], ep->recv_evd != ep->req_evd ? ep->recv_evd : NULL);
+}
+
+unsigned sd_drive_collect(struct sd_evd *evd, struct sd_ep **eps)
+{
+	struct sd_list *pos;
+	unsigned n = 0;
+
+	if (evd->ndrive == 0 || evd->ndrive > SD_DRIVE_MAX)
+		return 0;
+	sd_list_for_each(pos, &evd->drive) {
+		struct sd_drive_link *l =
+			sd_container_of(pos, struct sd_drive_link, node);
+
+		sd_ep_get(l->ep);
+		eps[n++] = l->ep;
+	}
+	return n;
+}
+
+void sd_drive_put(struct sd_ep **eps, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		sd_ep_put(eps[i]);
+}
+
+/* ---- moving frames ----------------------------------------------- */
+
+/*
+ * Requests the peer may have outstanding before we ack anyway: a sender
+ * whose window is this small still streams.
+ */
+#define ACK_BATCH	16
+
+/*
+ * One pass over @ep: read, then write, holding a standalone ACK back
+ * while this pass moved requests in and fewer than ACK_BATCH are owed
+ * (see sd_tx_defer). ep->lock held; the socket attached, phase DATA.
+ */
+static void drive_one(struct sd_ep *ep)
+{
+	uint32_t before = ep->rx.executed;
+
+	if (ep->rx.state != SD_RX_BUF)
+		sd_rx_progress(ep);
+	if (ep->sock == NULL)
+		return;
+	ep->tx.ack_hold = ep->rx.executed != before &&
+			  ep->rx.executed - ep->tx.ack_sent < ACK_BATCH;
+	sd_tx_progress(ep);
+	ep->tx.ack_hold = false;
+	if (ep->sock != NULL && ep->rx.executed != ep->tx.ack_sent)
+		sd_tx_defer(ep);
+}
+
+unsigned sd_drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
+{
+	unsigned i, nfd = 0;
+
+	for (i = 0; i < n; i++) {
+		struct sd_ep *ep = eps[i];
+
+		if (pthread_mutex_trylock(&ep->lock) != 0)
+			continue;	/* its holder moves it */
+		if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA) {
+			drive_one(ep);
+			/* Waiting for a receive (RNR), readable is no news. */
+			if (pfd != NULL && ep->sock != NULL &&
+			    ep->rx.state != SD_RX_BUF) {
+				pfd[nfd].fd = ep->sock->fd;
+				pfd[nfd].events = POLLIN | POLLRDHUP;
+				pfd[nfd].revents = 0;
+				nfd++;
+			}
+		}
+		pthread_mutex_unlock(&ep->lock);
+	}
+	return nfd;
+}
+
+/* ---- owed ACKs and parked sockets: the engine's tick ------------- */
+
+static struct {
+	pthread_mutex_t	lock;		/* leaf: acks, ack_listed */
+	struct sd_list	acks;		/* EPs owing an ACK, each referenced */
+	struct sd_list	parked;		/* engine: parked EPs, referenced */
+} tick = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.acks = { &tick.acks, &tick.acks },
+	.parked = { &tick.parked, &tick.parked },
+};
+
+void sd_tx_defer(struct sd_ep *ep)
+{
+	pthread_mutex_lock(&tick.lock);
+	if (ep->ack_listed) {
+		pthread_mutex_unlock(&tick.lock);
+		return;
+	}
+	ep->ack_listed = true;
+	sd_ep_get(ep);
+	sd_list_add_tail(&tick.acks, &ep->ack_node);
+	pthread_mutex_unlock(&tick.lock);
+	sd_engine_tick_want();
+}
+
+void sd_progress_park(struct sd_ep *ep)
+{
+	if (ep->parked)
+		return;
+	ep->parked = true;
+	sd_ep_get(ep);
+	sd_list_add_tail(&tick.parked, &ep->park_node);
+	sd_sock_update(ep);
+	sd_engine_tick_want();
+}
+
+bool sd_progress_tick(void)
+{
+	struct sd_list parked;
+	bool more;
+
+	/* Unpark all: those consumers still read first park again. */
+	sd_list_init(&parked);
+	if (!sd_list_empty(&tick.parked)) {
+		parked = tick.parked;
+		parked.next->prev = &parked;
+		parked.prev->next = &parked;
+		sd_list_init(&tick.parked);
+	}
+	while (!sd_list_empty(&parked)) {
+		struct sd_ep *ep = sd_container_of(parked.next, struct sd_ep,
+						   park_node);
+
+		sd_list_del(&ep->park_node);
+		pthread_mutex_lock(&ep->lock);
+		ep->parked = false;
+		ep->eng_miss = 0;
+		sd_sock_update(ep);
+		pthread_mutex_unlock(&ep->lock);
+		sd_ep_put(ep);
+	}
+	for (;;) {
+		struct sd_ep *ep;
+
+		pthread_mutex_lock(&tick.lock);
+		if (sd_list_empty(&tick.acks)) {
+			pthread_mutex_unlock(&tick.lock);
+			break;
+		}
+		ep = sd_container_of(tick.acks.next, struct sd_ep, ack_node);
+		sd_list_del(&ep->ack_node);
+		ep->ack_listed = false;
+		pthread_mutex_unlock(&tick.lock);
+
+		pthread_mutex_lock(&ep->lock);
+		if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA)
+			sd_tx_progress(ep);	/* not held: the ACK goes */
+		pthread_mutex_unlock(&ep->lock);
+		sd_ep_put(ep);
+	}
+	pthread_mutex_lock(&tick.lock);
+	more = !sd_list_empty(&tick.acks);
+	pthread_mutex_unlock(&tick.lock);
+	return more || !sd_list_empty(&tick.parked);
+}
+
+/* ---- spinning ---------------------------------------------------- */
+
+unsigned long sd_polls;
+
+#if defined(__SANITIZE_THREAD__)
+pthread_mutex_t sd_wire_order = PTHREAD_MUTEX_INITIALIZER;
+#endif
+
+static struct {
+	pthread_once_t	once;
+	uint64_t	ns;		/* const after once: spin time */
+	long		max;		/* const after once: spinners allowed */
+	long		now;		/* atomic: spinning threads */
+} spin = { .once = PTHREAD_ONCE_INIT };
+
+static void spin_init(void)
+{
+	const char *s = getenv("SOFTDAPL_SPIN_US");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long us = 50;
+
+	if (s != NULL && *s != '\0') {
+		char *end;
+
+		errno = 0;
+		us = strtoul(s, &end, 10);
+		if (errno != 0 || *end != '\0' || us > 1000000) {
+			sd_log("SOFTDAPL_SPIN_US=%s: not a number of microseconds "
+			       "up to 1000000; using 50", s);
+			us = 50;
+		}
+	}
+	spin.ns = (uint64_t)us * 1000;
+	/* Never more spinners than CPUs, one left for everything else. */
+	spin.max = cpus > 1 ? cpus - 1 : 0;
+}
+
+uint64_t sd_spin_get(void)
+{
+	pthread_once(&spin.once, spin_init);
+	if (spin.ns == 0)
+		return 0;
+	if (__atomic_add_fetch(&spin.now, 1, __ATOMIC_RELAXED) > spin.max) {
+		__atomic_sub_fetch(&spin.now, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return spin.ns;
+}
+
+void sd_spin_put(void)
+{
+	__atomic_sub_fetch(&spin.now, 1, __ATOMIC_RELAXED);
+}
