@@ -83,6 +83,57 @@ static uint64_t cm_timeout_ms(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Counters                                                            */
+
+/*
+ * The IB extension's connection manager counters of @ia (counters.c maps
+ * the handshake onto the IB CM names). A message sent counts once it is
+ * queued on its connection (sock->out, which goes out before anything
+ * else), as IB CM counts a MAD once it is posted; a message received
+ * once it is read whole and valid. Each count is made before the event it
+ * leads to is posted, so that a consumer woken by that event reads it.
+ *
+ * @ia is open whenever one of these runs: the caller holds an object that
+ * ia_close destroys only through the engine, after this callback: an EP
+ * under ep->lock with its socket attached (ep_release detaches it first),
+ * or not freed (ep->freed false), a CR that sd_cm_cr_cmd has not freed
+ * yet, or a service point that sock->sp still names (its close_cmd
+ * clears that). A socket left with none of them counts nothing.
+ */
+static void cm_cnt(struct sd_ia *ia, unsigned i)
+{
+	sd_cnt_inc(ia->cnt, i);
+}
+
+/* cm_cnt on the IA of service point @sp, unless it is gone (NULL). */
+static void sp_cnt(const struct sd_sp *sp, unsigned i)
+{
+	if (sp != NULL)
+		cm_cnt(sp->obj.ia, i);
+}
+
+/*
+ * The counter of a handshake that failed with @err (a negative errno of
+ * connect(2), send(2), recv(2), or of sock_read_msg).
+ */
+static unsigned cm_err_cnt(int err)
+{
+	switch (err) {
+	case -ECONNREFUSED:
+		return DCNT_IA_CM_ERR_REFUSED;
+	case -ETIMEDOUT:
+		return DCNT_IA_CM_ERR_TIMEOUT;
+	case -ECONNRESET:
+	case -EPIPE:		/* sock_read_msg's EOF, send(2) to a closed peer */
+		return DCNT_IA_CM_ERR_RESET;
+	case -EPROTO:		/* a malformed handshake message */
+		return DCNT_IA_CM_ERR_UNEXPECTED;
+	default:
+		return DCNT_IA_CM_ERR;
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Socket basics                                                       */
 
 /* Engine: wraps @fd; NULL (fd closed) on failure. */
@@ -327,6 +378,7 @@ static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
 		err = errno;
 	if (err != 0) {
 		sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
+		cm_cnt(ep->obj.ia, cm_err_cnt(-err));
 		sd_ep_close(ep, connect_error_event(err), NULL, "connect failed");
 		return;
 	}
@@ -338,8 +390,10 @@ static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
 	m.conn_qual = ep->remote_port;
 	sock_put_msg(sock, &m, ep->pdata);
 	sock->phase = SD_SK_HELLO_SENT;
+	cm_cnt(ep->obj.ia, DCNT_IA_CM_REQ_TX);
 	err = sock_flush(sock);
 	if (err < 0 && err != -EAGAIN) {
+		cm_cnt(ep->obj.ia, cm_err_cnt(err));
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
 			    "cannot send HELLO");
 		return;
@@ -372,12 +426,16 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	ep->peer_pdata_len = m.pdata_len;
 	memcpy(ep->peer_pdata, sock->in + SD_CM_MSG_SIZE, m.pdata_len);
 	if (m.type == SD_CM_REJECT) {
+		/* The consumer's reject is IB's REJ "consumer defined". */
+		cm_cnt(ep->obj.ia, m.reason == SD_REJ_CONSUMER ?
+		       DCNT_IA_CM_USER_REJ_RX : DCNT_IA_CM_ERR_REJ_RX);
 		sd_ep_close(ep, m.reason == SD_REJ_CONSUMER ?
 			    DAT_CONNECTION_EVENT_PEER_REJECTED :
 			    DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
 			    "rejected");
 		return;
 	}
+	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_RX);
 	ep_take_peer(ep, &m);
 	uv_timer_stop(&sock->timer);
 	memset(&m, 0, sizeof(m));
@@ -385,9 +443,11 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	m.version = SD_PROTO_VERSION;
 	m.type = SD_CM_RTU;
 	sock_put_msg(sock, &m, NULL);
+	cm_cnt(ep->obj.ia, DCNT_IA_CM_RTU_TX);
 	sd_wire_reset(ep);
 	sock->phase = SD_SK_DATA;
 	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "accepted");
+	cm_cnt(ep->obj.ia, DCNT_IA_CM_ACTIVE_EST);
 	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, true);
 	sd_ep_check_watermarks(ep, 0);	/* the hard one holds from now on */
 	sd_tx_progress(ep);	/* the RTU, then whatever is queued */
@@ -395,6 +455,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	return;
 refused:
 	sd_dbg("ep %p: no valid answer to HELLO (%d)", (void *)ep, r);
+	cm_cnt(ep->obj.ia, cm_err_cnt(r));
 	sd_ep_close(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
 		    "no answer");
 }
@@ -419,12 +480,18 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events)
 		sd_sock_update(ep);
 		return;
 	}
-	if (r < 0 || m.pdata_len != 0 || sock->out_done < sock->out_len)
+	if (r < 0)
 		goto failed;
+	if (m.pdata_len != 0 || sock->out_done < sock->out_len) {
+		r = -EPROTO;	/* an RTU with data, or before our ACCEPT left */
+		goto failed;
+	}
+	cm_cnt(ep->obj.ia, DCNT_IA_CM_RTU_RX);
 	uv_timer_stop(&sock->timer);
 	sd_wire_reset(ep);
 	sock->phase = SD_SK_DATA;
 	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "RTU");
+	cm_cnt(ep->obj.ia, DCNT_IA_CM_PASSIVE_EST);
 	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, false);
 	sd_ep_check_watermarks(ep, 0);	/* the hard one holds from now on */
 	sd_rx_progress(ep);	/* frames may follow the RTU */
@@ -434,6 +501,7 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events)
 	}
 	return;
 failed:
+	cm_cnt(ep->obj.ia, cm_err_cnt(r));
 	sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, NULL,
 		    "no RTU");
 }
@@ -462,6 +530,8 @@ static void passive_io(struct sd_sock *sock, int events)
 	if (sock->phase == SD_SK_REQUEST) {
 		/* Only EOF or an error can come now: the peer gave up. */
 		sd_dbg("connection request: the peer left");
+		if (sock->cr != NULL)
+			cm_cnt(sock->cr->obj.ia, DCNT_IA_CM_ERR_RESET);
 		sock_close(sock);
 		return;
 	}
@@ -469,16 +539,25 @@ static void passive_io(struct sd_sock *sock, int events)
 	if (r == 0)
 		return;
 	if (r < 0) {
-		if (r == -EPROTO && sock->in_have >= SD_CM_MSG_SIZE)
+		if (r == -EPROTO && sock->in_have >= SD_CM_MSG_SIZE) {
+			sp_cnt(sp, DCNT_IA_CM_ERR_UNEXPECTED);
+			sp_cnt(sp, DCNT_IA_CM_ERR_REJ_TX);
 			sock_reject(sock, SD_REJ_PROTOCOL);
-		else
-			sock_close(sock);
+		} else {
+			sock_close(sock);	/* no handshake began */
+		}
 		return;
 	}
 	sock->sp = NULL;
 	uv_timer_stop(&sock->timer);	/* the consumer decides: no limit */
 	sock->phase = SD_SK_REQUEST;
+	/*
+	 * A service point freed while its request was read has no IA left
+	 * to count on: that request and its refusal count nowhere.
+	 */
+	sp_cnt(sp, DCNT_IA_CM_REQ_RX);
 	if (sp == NULL || sd_sp_request(sp, sock, &m, sock->in + SD_CM_MSG_SIZE) < 0) {
+		sp_cnt(sp, DCNT_IA_CM_ERR_REJ_TX);
 		sock_reject(sock, SD_REJ_NO_SP);
 		return;
 	}
@@ -492,6 +571,7 @@ static void hello_timeout(uv_timer_t *t)
 
 	if (sock->phase == SD_SK_HELLO_WAIT) {
 		sd_dbg("connection request: no HELLO in time");
+		sp_cnt(sock->sp, DCNT_IA_CM_ERR_TIMEOUT);
 		sock_close(sock);
 	}
 }
@@ -591,6 +671,7 @@ static void connect_timeout(uv_timer_t *t)
 	if (ep->sock == sock &&
 	    ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		ep->timed_out = true;
+		cm_cnt(ep->obj.ia, DCNT_IA_CM_ERR_TIMEOUT);
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL,
 			    "connect timeout");
 	}
@@ -690,6 +771,15 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 		}
 		sd_hdr_pack(ctl, sock->out + sock->out_len);
 		sock->out_len += SD_HDR_SIZE;
+		/*
+		 * A DISCONNECT is the DREP answering the peer's when the
+		 * header rx.c is handling is that DISCONNECT (rx_disconnect
+		 * answers through here; rx.h is cleared for each connection
+		 * by sd_wire_reset), and our DREQ otherwise.
+		 */
+		if (ctl->op == SD_OP_DISCONNECT)
+			cm_cnt(ep->obj.ia, ep->rx.h.op == SD_OP_DISCONNECT ?
+			       DCNT_IA_CM_DREP_TX : DCNT_IA_CM_DREQ_TX);
 	} else if (sd_tx_mid_frame(ep)) {
 		/* Mid-frame: nothing more may follow; the peer sees EOF. */
 		sock->out_len = sock->out_done = 0;
@@ -798,6 +888,7 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 	return;
 fail:
 	sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
+	cm_cnt(ia, cm_err_cnt(-err));
 	sd_ep_close(ep, connect_error_event(err), NULL, "connect failed");
 	pthread_mutex_unlock(&ep->lock);
 	sd_ep_put(ep);
@@ -810,9 +901,11 @@ static void rtu_timeout(uv_timer_t *t)
 	struct sd_ep *ep = sock->ep;
 
 	pthread_mutex_lock(&ep->lock);
-	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED)
+	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED) {
+		cm_cnt(ep->obj.ia, DCNT_IA_CM_ERR_TIMEOUT);
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
 			    NULL, "no RTU in time");
+	}
 	pthread_mutex_unlock(&ep->lock);
 }
 
@@ -832,8 +925,10 @@ static void cr_handoff(struct sd_cr *cr, struct sd_sock *sock)
 	sp = sd_sp_find(ia, cr->handoff_qual);
 	pthread_mutex_unlock(&ia->lock);
 	/* Freed since? Its close_cmd is queued behind us: @sp is intact. */
-	if (sp == NULL || sd_sp_request(sp, sock, &hello, cr->pdata) < 0)
+	if (sp == NULL || sd_sp_request(sp, sock, &hello, cr->pdata) < 0) {
+		cm_cnt(ia, DCNT_IA_CM_ERR_REJ_TX);
 		sock_reject(sock, SD_REJ_NO_SP);
+	}
 }
 
 /* cr->cmd: dat_cr_accept, _reject or _handoff; frees the CR. */
@@ -857,6 +952,7 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 			m.reason = SD_REJ_CONSUMER;
 			m.pdata_len = cr->rej_len;
 			sock_put_msg(sock, &m, cr->rej_pdata);
+			cm_cnt(cr->obj.ia, DCNT_IA_CM_USER_REJ_TX);
 			sock_linger(sock);
 		}
 		goto out;
@@ -887,6 +983,7 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	ep_take_peer(ep, &cr->hello);
 	ep_fill_msg(ep, &m, SD_CM_ACCEPT);
 	sock_put_msg(sock, &m, ep->pdata);
+	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_TX);
 	sock->in_have = 0;	/* the HELLO is consumed; the RTU comes next */
 	sock->phase = SD_SK_ACCEPTED;
 	sock->timer.data = sock;

@@ -13,10 +13,89 @@
  * whatever SOFTDAPL_DEBUG says: the consumer asked for it.
  *
  * Who counts. Each counter is bumped by the file that does what it
- * counts. The IB extension's own code counts UD EPs (creation, posts,
- * receives), their connection manager (DCNT_IA_CM_*, DCNT_IA_SP_CR*) and
- * the RC extension posts (ext.c); a counter whose file does not count yet
- * reads 0.
+ * counts, once the thing has happened (a call that fails counts nothing),
+ * and before the event it leads to is posted, so that a consumer woken by
+ * the event reads it counted. The IB extension's own code counts UD EPs
+ * (creation, posts, receives), their connection manager (udcm.c: the
+ * DCNT_IA_CM_AH_* exchange, and DCNT_IA_CM_LISTEN for every PSP, whose
+ * UDP side it opens) and the RC extension posts (ext.c). For the
+ * reliable-connection objects:
+ *
+ *   pz.c lmr.c rmr.c srq.c   DCNT_IA_{PZ,LMR,RMR,SRQ}_CREATE and _FREE,
+ *                            on the consumer's calls (an RMR of either
+ *                            scope; what ia_close tears down may count
+ *                            or not: a closed IA's counters are gone)
+ *   psp.c                    DCNT_IA_PSP_CREATE (dat_psp_create),
+ *                            _CREATE_ANY (dat_psp_create_any), _FREE;
+ *                            DCNT_IA_SP_CR for each request that reached
+ *                            a live service point with room for its event
+ *                            (a handed-off request again, at its new one);
+ *                            DCNT_IA_CM_LISTEN for a CSP (which has no
+ *                            counters of its own)
+ *   rsp.c                    DCNT_IA_RSP_CREATE, _FREE, DCNT_IA_CM_LISTEN
+ *   cr.c                     DCNT_IA_SP_CR_ACCEPTED, _REJECTED (the
+ *                            consumer's dat_cr_accept and dat_cr_reject;
+ *                            a handoff is neither)
+ *   ia.c                     DCNT_IA_ASYNC_ERROR for every asynchronous
+ *                            error, delivered or not; also _ASYNC_QP_ERROR
+ *                            for one about an EP (EP_BROKEN, TIMED_OUT),
+ *                            _ASYNC_CQ_ERROR for an EVD overflow
+ *   cm.c                     the RC handshake, below
+ *
+ * The handshake (PROTOCOL.md) in IB CM terms. A message sent counts once
+ * it is queued on its TCP connection, as IB CM counts a MAD once posted;
+ * one received once it is read whole and valid.
+ *
+ *   HELLO                    REQ        DCNT_IA_CM_REQ_TX, _REQ_RX
+ *   ACCEPT                   REP        DCNT_IA_CM_REP_TX, _REP_RX
+ *   RTU                      RTU        DCNT_IA_CM_RTU_TX, _RTU_RX
+ *   REJECT (dat_cr_reject)   REJ, consumer reason
+ *                                       DCNT_IA_CM_USER_REJ_TX, _USER_REJ_RX
+ *   REJECT (no such service point, request malformed or refused for want
+ *   of room)                 REJ, another reason
+ *                                       DCNT_IA_CM_ERR_REJ_TX, _ERR_REJ_RX
+ *   ACCEPT read (active)                DCNT_IA_CM_ACTIVE_EST
+ *   RTU read (passive)                  DCNT_IA_CM_PASSIVE_EST
+ *   DISCONNECT frame         DREQ when it starts the end of a connection,
+ *                            DREP when it answers the peer's
+ *                                       DCNT_IA_CM_DREQ_TX, _DREQ_RX,
+ *                                       DCNT_IA_CM_DREP_TX, _DREP_RX
+ *
+ * (A DISCONNECT that crosses ours on the wire is taken as the answer to
+ * ours: _DREP_RX. The graceful DREQ goes out in tx.c, the DISCONNECTs
+ * read in rx.c; an abrupt DREQ, dat_ep_free's, and every DREP are queued
+ * by cm.c, sd_sock_detach.) A handshake that fails counts why, on the
+ * side that sees it:
+ *
+ *   DCNT_IA_CM_ERR_REFUSED     connect(2): ECONNREFUSED (nothing listens)
+ *   DCNT_IA_CM_ERR_TIMEOUT     the connect timeout ran out; connect(2)'s
+ *                              ETIMEDOUT; the passive side waited in vain
+ *                              for the HELLO or the RTU
+ *   DCNT_IA_CM_ERR_RESET       the connection was reset or closed before
+ *                              the handshake ended (either side; passive:
+ *                              also a requester leaving while its CR waits)
+ *   DCNT_IA_CM_ERR_UNEXPECTED  a malformed handshake message
+ *   DCNT_IA_CM_ERR             any other failure (EHOSTUNREACH, ENOMEM...)
+ *
+ * TCP never loses nor repeats a message: the _DUP, _RETRY, MRA and
+ * REQ_FULLQ counters stay 0 for RC, as do DCNT_IA_MEM_*. The rest:
+ *
+ *   ep.c     DCNT_IA_EP_CREATE, _FREE; DCNT_EP_CONNECT, _DISCONNECT (each
+ *            dat_ep_connect and dat_ep_disconnect that acts);
+ *            DCNT_EVD_CONN_CALLBACK (each connection event posted)
+ *   evd.c    DCNT_IA_EVD_CREATE, _FREE (the consumer's EVDs);
+ *            DCNT_EVD_DEQUEUE, _FOUND, _NOT_FOUND; DCNT_EVD_WAIT,
+ *            _WAIT_BLOCKED (it had to wait), _WAIT_NOTIFY (and woke with
+ *            its events)
+ *   post.c   DCNT_EP_POST_SEND, _WRITE, _READ, _RECV and their _DATA
+ *            bytes; DCNT_EVD_DTO_CALLBACK (each DTO completion queued)
+ *   rx.c     DCNT_EP_RECV, _RECV_DATA (messages received),
+ *            DCNT_EP_RECV_RDMA_IMM, _DATA (write-immediates)
+ *
+ * ext.c counts the RC write-immediates and atomics it posts. The
+ * DCNT_EVD_DEQUEUE_POLL counters read 0 (no poll mode apart from
+ * dat_evd_dequeue), as does DCNT_EP_RECV_IMM (a send with immediate data
+ * is not an operation of softdapl's wire).
  *
  * Groups started and stopped (DAT_IA_COUNTER_TYPE): connection manager
  * counters count all the time; the link and diagnostic counters describe

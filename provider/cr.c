@@ -117,6 +117,8 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 	}
 	sd_ep_get(ep);
 	cr->accept_ep = ep;
+	/* Before the submit: from there on the engine may free @cr. */
+	sd_cnt_inc(cr->obj.ia->cnt, DCNT_IA_SP_CR_ACCEPTED);
 	sd_engine_submit(&cr->cmd);
 	return DAT_SUCCESS;
 }
@@ -164,6 +166,7 @@ DAT_RETURN DAT_API sd_cr_reject(DAT_CR_HANDLE h, DAT_COUNT size,
 	if (size > 0)
 		memcpy(cr->rej_pdata, pdata, (size_t)size);
 	cr_drop_ep(cr, "cr_reject");
+	sd_cnt_inc(cr->obj.ia->cnt, DCNT_IA_SP_CR_REJECTED);
 	sd_engine_submit(&cr->cmd);
 	return DAT_SUCCESS;
 }

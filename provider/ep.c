@@ -146,6 +146,7 @@ void sd_ep_conn_event(struct sd_ep *ep, DAT_EVENT_NUMBER ev, bool pdata)
 			ep->peer_pdata_len;
 		e.event_data.connect_event_data.private_data = ep->peer_pdata;
 	}
+	sd_cnt_inc(ep->conn_evd->cnt, DCNT_EVD_CONN_CALLBACK);
 	sd_evd_post(ep->conn_evd, &e);
 }
 
@@ -467,6 +468,7 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	if (srq)
 		srq->eps++;
 	sd_list_add_tail(&ia->eps, &ep->obj.node);
+	sd_cnt_inc(ia->cnt, DCNT_IA_EP_CREATE);
 	pthread_mutex_lock(&ep->lock);
 	sd_drive_relink(ep);
 	pthread_mutex_unlock(&ep->lock);
@@ -518,6 +520,7 @@ struct sd_ep *sd_ep_create_for_psp(struct sd_ia *ia, const struct sd_cm_msg *hel
 	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
 	pthread_mutex_lock(&ia->lock);
 	sd_list_add_tail(&ia->eps, &ep->obj.node);
+	sd_cnt_inc(ia->cnt, DCNT_IA_EP_CREATE);
 	pthread_mutex_unlock(&ia->lock);
 	return ep;
 }
@@ -841,6 +844,7 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 	ep->peer_pdata_len = 0;
 	sd_ep_set_state(ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING, "connect");
 	ep->cm_op = SD_CMOP_CONNECT;
+	sd_cnt_inc(ep->cnt, DCNT_EP_CONNECT);
 	sd_ep_get(ep);		/* the command's */
 	sd_engine_submit(&ep->cm_cmd);
 	return DAT_SUCCESS;
@@ -1007,10 +1011,12 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_COMPLETION_PENDING:
 		/* Aborts the establishment; preposted receives are flushed. */
+		sd_cnt_inc(ep->cnt, DCNT_EP_DISCONNECT);
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
 			    "disconnect while connecting");
 		break;
 	case DAT_EP_STATE_CONNECTED:
+		sd_cnt_inc(ep->cnt, DCNT_EP_DISCONNECT);
 		if (flags == DAT_CLOSE_ABRUPT_FLAG) {
 			sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, &disc,
 				    "abrupt disconnect");
@@ -1026,6 +1032,7 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 		/* A graceful one "has no effect"; an abrupt one ends it now. */
 		if (flags != DAT_CLOSE_ABRUPT_FLAG)
 			break;
+		sd_cnt_inc(ep->cnt, DCNT_EP_DISCONNECT);
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 			    ep->tx.disc_sent ? NULL : &disc, "abrupt disconnect");
 		break;
@@ -1123,6 +1130,7 @@ static void ep_release(struct sd_ep *ep)
 
 	pthread_mutex_lock(&ia->lock);
 	sd_list_del(&ep->obj.node);
+	sd_cnt_inc(ia->cnt, DCNT_IA_EP_FREE);
 	for (i = 0; i < 3; i++)
 		if (evds[i])
 			evds[i]->refs--;

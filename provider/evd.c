@@ -443,6 +443,7 @@ DAT_RETURN DAT_API sd_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 		(void)evd_set_cno(evd, cno, false);	/* no old CNO */
 		pthread_mutex_unlock(&ia->lock);
 	}
+	sd_cnt_inc(ia->cnt, DCNT_IA_EVD_CREATE);
 	*evd_handle = (DAT_EVD_HANDLE)evd;
 	return DAT_SUCCESS;
 }
@@ -479,6 +480,7 @@ DAT_RETURN DAT_API sd_evd_free(DAT_EVD_HANDLE evd_handle)
 
 	evd_call_agent(agent, NULL);
 	evd_release(evd);
+	sd_cnt_inc(ia->cnt, DCNT_IA_EVD_FREE);
 	return DAT_SUCCESS;
 }
 
@@ -550,6 +552,11 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 		ret = SD_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
 	else
 		evd_pop(evd, event);
+	if (ret == DAT_SUCCESS || DAT_GET_TYPE(ret) == DAT_QUEUE_EMPTY) {
+		sd_cnt_inc(evd->cnt, DCNT_EVD_DEQUEUE);
+		sd_cnt_inc(evd->cnt, ret == DAT_SUCCESS ? DCNT_EVD_DEQUEUE_FOUND :
+			   DCNT_EVD_DEQUEUE_NOT_FOUND);
+	}
 	pthread_mutex_unlock(&evd->lock);
 	return ret;
 }
@@ -758,7 +765,9 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		ret = config;
 		goto out;
 	}
+	sd_cnt_inc(evd->cnt, DCNT_EVD_WAIT);
 	if (evd->count < threshold && timeout != 0) {
+		sd_cnt_inc(evd->cnt, DCNT_EVD_WAIT_BLOCKED);
 		if (timeout != DAT_TIMEOUT_INFINITE) {
 			sd_deadline(&deadline, timeout);
 			until = &deadline;
@@ -788,6 +797,8 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 				     DAT_INVALID_STATE_EVD_UNWAITABLE);
 			goto out;
 		}
+		if (evd->count >= threshold)
+			sd_cnt_inc(evd->cnt, DCNT_EVD_WAIT_NOTIFY);
 	}
 	if (evd->count >= threshold)
 		evd_pop(evd, event);

@@ -102,7 +102,7 @@ struct sd_ud_ep {
 	struct sd_evd		*recv_evd;	/* lock; NULL once freed */
 	struct sd_evd		*req_evd;	/* lock; NULL once freed */
 	struct sd_evd		*conn_evd;	/* lock; NULL once freed */
-	DAT_EP_ATTR		attr;		/* const */
+	DAT_EP_ATTR		attr;		/* lock (dat_ep_modify changes it) */
 	int			fd;		/* const: the UDP socket; closed by the
 						 * engine after the free */
 	struct sockaddr_storage	local;		/* const: the socket's address */
@@ -114,6 +114,35 @@ struct sd_ud_ep {
 	bool			tx_blocked;	/* lock: EAGAIN, POLLOUT awaited */
 	struct sd_list		ahs;		/* lock: address handles (sd_ud_ah) */
 	struct sd_list		cm_new;		/* lock: CMs the engine has not taken */
+	/*
+	 * Attempts (struct sd_ud_cm) made by dat_ep_connect and dat_cr_accept
+	 * on this EP that have not ended yet (no ESTABLISHED, REJECT or
+	 * ERROR event): dat_ep_modify refuses while there are any, as it
+	 * does on an RC EP whose connection is pending. A disconnect ends
+	 * them all at once: it zeroes both and starts a new @cm_epoch. An
+	 * attempt of an older epoch (cm->epoch) is abandoned even if the EP
+	 * was reset before the engine got to it: it ends without an event,
+	 * and its late accounting changes nothing. All under lock.
+	 */
+	unsigned		cm_act, cm_pas;	/* active, passive attempts */
+	uint32_t		cm_epoch;
+	/*
+	 * dat_ep_dup_connect: the service point the last address handle this
+	 * EP resolved by connecting was asked at (the consumer's address, the
+	 * connection qualifier as its port). Set when such an attempt is
+	 * ESTABLISHED, cleared by dat_ep_reset; all under lock.
+	 */
+	bool			has_remote;
+	struct sockaddr_storage	remote;
+	socklen_t		remote_len;
+	DAT_CONN_QUAL		remote_qual;
+	/*
+	 * dat_ep_set_watermark (ud.c): limits on the receives the EP holds
+	 * (posted, not completed). DAT_WATERMARK_INFINITE: none. The soft
+	 * one is armed until it fires once; all under lock.
+	 */
+	DAT_COUNT		soft_hw, hard_hw;
+	bool			soft_armed, hard_armed;
 	uint64_t		dropped;	/* atomic: datagrams thrown away */
 	uint64_t		cnt[DCNT_EP_ALL_COUNTERS]; /* sd_cnt_*: DCNT_EP_* */
 
@@ -222,6 +251,12 @@ struct sd_ud_cm {
 	uint32_t		peer_qkey;	/* engine: once known */
 	DAT_CONN_QUAL		conn_qual;	/* const: active: the port asked for */
 	uint64_t		timeout;	/* const: ms to resolve; 0: no limit */
+	struct sockaddr_storage	target;		/* const: active: where the REQ went
+						 * (the service point) */
+	socklen_t		target_len;	/* const */
+	bool			counted;	/* ep->lock: in ep->cm_act/cm_pas */
+	uint32_t		epoch;		/* ep->lock, set once: the ep->cm_epoch
+						 * it was made in */
 	uint64_t		deadline;	/* engine: ms; 0: none */
 	uint64_t		next;		/* engine: ms of the next resend */
 	uint64_t		linger;		/* engine: ms; freed after, once released */
@@ -241,12 +276,14 @@ enum sd_ud_cr_action {
 	SD_UDCR_PENDING,
 	SD_UDCR_ACCEPT,
 	SD_UDCR_REJECT,
+	SD_UDCR_HANDOFF,	/* dat_cr_handoff: to the PSP of handoff_qual */
 };
 
 /*
  * A UD connection request: made by the engine when a REQ reaches a
- * service point's UDP socket, decided by dat_cr_accept or dat_cr_reject
- * (taken under ia->lock, then handed to the engine through @cmd), then
+ * service point's UDP socket, decided by dat_cr_accept, dat_cr_reject or
+ * dat_cr_handoff (taken under ia->lock, then handed to the engine through
+ * @cmd; a handoff makes a new CR at the target service point), then
  * kept by the engine as a tombstone for a while so that a late copy of
  * its REQ is answered rather than taken for a new request.
  */
@@ -264,6 +301,7 @@ struct sd_ud_cr {
 	struct sd_ud_cm		*cm;		/* the decision: accept's CM */
 	uint16_t		pdata_len;	/* const: the REQ's */
 	uint16_t		rej_len;	/* the decision: reject's */
+	DAT_CONN_QUAL		handoff_qual;	/* the decision: handoff's port */
 	struct sd_cmd		cmd;		/* the decision, for the engine */
 	struct sd_list		reg;		/* engine: in the registry */
 	uint64_t		expiry;		/* engine: tombstone until (ms) */
@@ -293,6 +331,7 @@ DAT_RETURN DAT_API sd_ud_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
 				   DAT_COUNT size, const DAT_PVOID pdata);
 DAT_RETURN DAT_API sd_ud_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT size,
 				   const DAT_PVOID pdata);
+DAT_RETURN DAT_API sd_ud_cr_handoff(DAT_CR_HANDLE cr, DAT_CONN_QUAL qual);
 
 /*
  * Engine: a connection datagram (REP, REJ or RTU, header @h checked,
@@ -324,6 +363,17 @@ void sd_ud_ia_close(struct sd_ia *ia);
 
 /* Frees a UD EP whatever its state (dat_ep_free, ia_close). ud.c. */
 void sd_ud_ep_release(struct sd_ud_ep *ep);
+
+/*
+ * ud.c: checks @ep's watermarks (dat_ep_set_watermark) against the
+ * receives it holds. An armed hard one that is exceeded while the EP is
+ * CONNECTED breaks it: DISCONNECTED, everything flushed,
+ * DAT_CONNECTION_EVENT_BROKEN on its connection EVD. With @soft, an
+ * armed soft one that is exceeded is disarmed and true is returned: the
+ * caller then posts the event with sd_async_notify (ep.h) once it holds
+ * no lock. ep->lock held; any thread; allocates nothing.
+ */
+bool sd_ud_check_watermarks(struct sd_ud_ep *ep, bool soft);
 
 /* ------------------------------------------------------------------ */
 /* Counters (counters.c) and the query handle (ext.c)                  */

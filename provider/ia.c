@@ -97,12 +97,36 @@ static DAT_COUNT async_reason(DAT_EVENT_NUMBER ev)
 	}
 }
 
+/*
+ * The IB extension's counters (counters.c): every asynchronous error
+ * counts in DCNT_IA_ASYNC_ERROR, whether or not it can be delivered (the
+ * error happened either way); those about an EP (a QP, in verbs terms)
+ * also in DCNT_IA_ASYNC_QP_ERROR, an EVD overflow (a CQ's) in
+ * DCNT_IA_ASYNC_CQ_ERROR.
+ */
+static void async_count(struct sd_ia *ia, DAT_EVENT_NUMBER ev)
+{
+	sd_cnt_inc(ia->cnt, DCNT_IA_ASYNC_ERROR);
+	switch (ev) {
+	case DAT_ASYNC_ERROR_EP_BROKEN:
+	case DAT_ASYNC_ERROR_TIMED_OUT:
+		sd_cnt_inc(ia->cnt, DCNT_IA_ASYNC_QP_ERROR);
+		break;
+	case DAT_ASYNC_ERROR_EVD_OVERFLOW:
+		sd_cnt_inc(ia->cnt, DCNT_IA_ASYNC_CQ_ERROR);
+		break;
+	default:
+		break;
+	}
+}
+
 void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h)
 {
 	DAT_EVENT e;
 	struct sd_evd *evd;
 	int rc = -ENOENT;
 
+	async_count(ia, ev);
 	if (in_async) {
 		sd_dbg("IA %s: async event 0x%x about %p dropped: the async EVD overflowed",
 		       ia->name, (unsigned)ev, h);

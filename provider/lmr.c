@@ -461,6 +461,7 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	pz->refs++;
 	sd_list_add_tail(&ia->lmrs, &lmr->obj.node);
 	pthread_mutex_unlock(&ia->lock);
+	sd_cnt_inc(ia->cnt, DCNT_IA_LMR_CREATE);
 
 	*lmr_handle = lmr;
 	if (lmr_context != NULL)
@@ -555,6 +556,7 @@ DAT_RETURN DAT_API sd_lmr_free(DAT_LMR_HANDLE lmr_handle)
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE);
 	}
 	lmr_release(ia, lmr);
+	sd_cnt_inc(ia->cnt, DCNT_IA_LMR_FREE);
 	return DAT_SUCCESS;
 }
 

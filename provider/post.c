@@ -140,6 +140,7 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 	if (status != DAT_DTO_SUCCESS)
 		len = 0;
 	notify = dto_notifies(ep, w, recv, status);
+	sd_cnt_inc(evd->cnt, DCNT_EVD_DTO_CALLBACK);
 	if (!recv && w->op == SD_WR_BIND) {
 		/* dat_rmr_bind(3): the RMR, the cookie and the status. */
 		memset(&ev, 0, sizeof(ev));
@@ -336,6 +337,30 @@ static bool is_atomic(uint8_t op)
  * 8 bytes), then under ep->lock the state (SEND-4, SEND-5, WRITE-4) and
  * the queue (COMMON-8).
  */
+/*
+ * Counts a request post (dat_ib_query_counters: DCNT_EP_POST_*). The IB
+ * extension's write-immediate and atomics are counted by ext.c.
+ */
+static void count_post(struct sd_ep *ep, uint8_t op, uint64_t bytes)
+{
+	switch (op) {
+	case SD_WR_SEND:
+		sd_cnt_inc(ep->cnt, DCNT_EP_POST_SEND);
+		sd_cnt_add(ep->cnt, DCNT_EP_POST_SEND_DATA, bytes);
+		break;
+	case SD_WR_RDMA_WRITE:
+		sd_cnt_inc(ep->cnt, DCNT_EP_POST_WRITE);
+		sd_cnt_add(ep->cnt, DCNT_EP_POST_WRITE_DATA, bytes);
+		break;
+	case SD_WR_RDMA_READ:
+		sd_cnt_inc(ep->cnt, DCNT_EP_POST_READ);
+		sd_cnt_add(ep->cnt, DCNT_EP_POST_READ_DATA, bytes);
+		break;
+	default:
+		break;
+	}
+}
+
 static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 {
 	struct sd_ep *ep = sd_ep_from_handle(h);
@@ -434,6 +459,7 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 		}
 	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
+		count_post(ep, q->op, total);
 		flush_now(ep, &tmpl);		/* SEND-5, WRITE-4 */
 		goto out;
 	}
@@ -459,6 +485,7 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 	w->nsge = nsge;
 	w->len = total;
 	memcpy(w->sge, sge, nsge * sizeof(*sge));
+	count_post(ep, q->op, total);
 	sd_wq_push(&ep->sq);
 	sd_tx_post(ep);
 out:
@@ -706,6 +733,8 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	tmpl.len = total;
 
 	pthread_mutex_lock(&ep->lock);
+	sd_cnt_inc(ep->cnt, DCNT_EP_POST_RECV);
+	sd_cnt_add(ep->cnt, DCNT_EP_POST_RECV_DATA, total);
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {	/* RECV-7 */
 		flush_now(ep, &tmpl);
 		goto out;
@@ -723,6 +752,9 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	}
 	memcpy(w->sge, sge, nsge * sizeof(*sge));
 	sd_wq_push(&ep->rq);
+	/* dat_ep_set_watermark: one more buffer held. */
+	if (ep->soft_armed || ep->hard_armed)
+		(void)sd_ep_check_watermarks(ep, 0);
 	/* The engine stopped reading for want of a buffer: resume it. */
 	if (ep->sock != NULL && ep->rx.state == SD_RX_BUF)
 		sd_engine_submit(&ep->io_cmd);

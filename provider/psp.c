@@ -174,6 +174,11 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 	}
 	if (chosen)
 		*chosen = sp->conn_qual;
+	/*
+	 * Its listen (DCNT_IA_CM_LISTEN) is counted by the UD side that
+	 * udcm.c opens on every PSP, dat_psp_create's entry point.
+	 */
+	sd_cnt_inc(ia->cnt, chosen ? DCNT_IA_PSP_CREATE_ANY : DCNT_IA_PSP_CREATE);
 	*out = (DAT_PSP_HANDLE)sp;
 	return DAT_SUCCESS;
 }
@@ -217,10 +222,13 @@ DAT_RETURN DAT_API sd_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
 DAT_RETURN DAT_API sd_psp_free(DAT_PSP_HANDLE h)
 {
 	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_PSP);
+	struct sd_ia *ia;
 
 	if (o == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+	ia = o->ia;
 	sd_sp_release(sd_container_of(o, struct sd_sp, obj));
+	sd_cnt_inc(ia->cnt, DCNT_IA_PSP_FREE);
 	return DAT_SUCCESS;
 }
 
@@ -328,13 +336,23 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 	 * full") before it is posted: an event that does not fit would put
 	 * the EVD out of service for good (evd.c, overflow).
 	 */
-	if (sp->closing || sp->evd == NULL || (rsp && sp->consumed))
+	if (sp->closing || sp->evd == NULL || (rsp && sp->consumed)) {
 		r = -ENOENT;
-	else if (!evd_has_room(sp->evd) || sd_evd_post(sp->evd, &e) < 0)
+	} else if (!evd_has_room(sp->evd)) {
 		r = -ENOSPC;
-	else {
-		sp->consumed = true;
-		sock->cr = cr;	/* the engine clears both links if it dies */
+	} else {
+		/*
+		 * It reached a live service point with room for it: counted
+		 * before the consumer can see the event (it may still be lost
+		 * if another stream fills a shared EVD meanwhile).
+		 */
+		sd_cnt_inc(ia->cnt, DCNT_IA_SP_CR);
+		if (sd_evd_post(sp->evd, &e) < 0) {
+			r = -ENOSPC;
+		} else {
+			sp->consumed = true;
+			sock->cr = cr;	/* the engine clears both links if it dies */
+		}
 	}
 	pthread_mutex_unlock(&sp->lock);
 	if (r == 0)
@@ -490,6 +508,8 @@ DAT_RETURN DAT_API sd_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
 		free(sp);
 		return ret;
 	}
+	/* A CSP has no counters of its own; it listens on TCP only. */
+	sd_cnt_inc(ia->cnt, DCNT_IA_CM_LISTEN);
 	/* What it listens on: the IA's address, the port bound. */
 	sp->addr = ia->addr.ss;
 	if (sp->addr.ss_family == AF_INET6)

@@ -35,6 +35,7 @@ DAT_RETURN DAT_API sd_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handl
 	pthread_mutex_lock(&ia->lock);
 	sd_list_add_tail(&ia->pzs, &pz->obj.node);
 	pthread_mutex_unlock(&ia->lock);
+	sd_cnt_inc(ia->cnt, DCNT_IA_PZ_CREATE);
 	*pz_handle = pz;
 	return DAT_SUCCESS;
 }
@@ -73,6 +74,7 @@ DAT_RETURN DAT_API sd_pz_free(DAT_PZ_HANDLE pz_handle)
 	pz->obj.magic = SD_MAGIC_DEAD;
 	pthread_mutex_unlock(&ia->lock);
 	free(pz);
+	sd_cnt_inc(ia->cnt, DCNT_IA_PZ_FREE);
 	return DAT_SUCCESS;
 }
 

@@ -104,6 +104,7 @@ static DAT_RETURN rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_SCOPE scope,
 	pz->refs++;
 	sd_list_add_tail(&ia->rmrs, &rmr->obj.node);
 	pthread_mutex_unlock(&ia->lock);
+	sd_cnt_inc(ia->cnt, DCNT_IA_RMR_CREATE);
 	*rmr_handle = rmr;
 	return DAT_SUCCESS;
 }
@@ -350,10 +351,13 @@ int sd_rmr_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 DAT_RETURN DAT_API sd_rmr_free(DAT_RMR_HANDLE rmr_handle)
 {
 	struct sd_rmr *rmr = rmr_of(rmr_handle);
+	struct sd_ia *ia;
 
 	if (rmr == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
-	sd_rmr_destroy(rmr);
+	ia = rmr->obj.ia;
+	sd_rmr_destroy(rmr);	/* @rmr may be gone from here on */
+	sd_cnt_inc(ia->cnt, DCNT_IA_RMR_FREE);
 	return DAT_SUCCESS;
 }
 

@@ -78,6 +78,9 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 		sd_ep_put(ep);
 		goto fail;
 	}
+	/* An RSP listens on TCP only: its listen is counted here. */
+	sd_cnt_inc(ia->cnt, DCNT_IA_RSP_CREATE);
+	sd_cnt_inc(ia->cnt, DCNT_IA_CM_LISTEN);
 	*out = (DAT_RSP_HANDLE)sp;
 	return DAT_SUCCESS;
 fail:
@@ -108,10 +111,12 @@ DAT_RETURN DAT_API sd_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 DAT_RETURN DAT_API sd_rsp_free(DAT_RSP_HANDLE h)
 {
 	struct sd_sp *sp = rsp_from_handle(h);
+	struct sd_ia *ia;
 	struct sd_ep *ep;
 
 	if (sp == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+	ia = sp->obj.ia;
 	ep = sp->ep;
 	pthread_mutex_lock(&ep->lock);
 	if (ep->rsp == sp) {
@@ -121,5 +126,6 @@ DAT_RETURN DAT_API sd_rsp_free(DAT_RSP_HANDLE h)
 	}
 	pthread_mutex_unlock(&ep->lock);
 	sd_sp_release(sp);	/* the engine drops sp's EP reference */
+	sd_cnt_inc(ia->cnt, DCNT_IA_RSP_FREE);
 	return DAT_SUCCESS;
 }

@@ -176,6 +176,13 @@ static int receive_done(struct sd_ep *ep)
 		sd_wq_pop(&ep->rq);
 	ep->rx.wqe = NULL;
 	ep->rx.from_srq = false;
+	if (c.has_imm) {
+		sd_cnt_inc(ep->cnt, DCNT_EP_RECV_RDMA_IMM);
+		sd_cnt_add(ep->cnt, DCNT_EP_RECV_RDMA_IMM_DATA, h->len);
+	} else {
+		sd_cnt_inc(ep->cnt, DCNT_EP_RECV);
+		sd_cnt_add(ep->cnt, DCNT_EP_RECV_DATA, h->len);
+	}
 	/* RECV-1, RECV-2: the whole message, front segments first. */
 	sd_dto_complete(ep, &c, true, DAT_DTO_SUCCESS, h->len);
 	return RX_GO;
@@ -418,6 +425,8 @@ static int rx_disconnect(struct sd_ep *ep)
 	d.op = SD_OP_DISCONNECT;
 	d.ack = ep->rx.executed;
 	d.tag = SD_TAG_NONE;
+	sd_cnt_inc(ep->obj.ia->cnt, ep->tx.disc_sent ? DCNT_IA_CM_DREP_RX :
+		   DCNT_IA_CM_DREQ_RX);
 	sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 		    ep->tx.disc_sent ? NULL : &d, "peer disconnected");
 	return RX_STOP;

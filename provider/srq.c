@@ -181,6 +181,7 @@ DAT_RETURN DAT_API sd_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handl
 	srq->pz->refs++;
 	sd_list_add_tail(&ia->srqs, &srq->obj.node);
 	pthread_mutex_unlock(&ia->lock);
+	sd_cnt_inc(ia->cnt, DCNT_IA_SRQ_CREATE);
 	*out = (DAT_SRQ_HANDLE)srq;
 	return DAT_SUCCESS;
 }
@@ -207,6 +208,7 @@ DAT_RETURN DAT_API sd_srq_free(DAT_SRQ_HANDLE h)
 	 * used it may be waiting for the engine: free after them, there.
 	 */
 	sd_engine_submit(&srq->free_cmd);
+	sd_cnt_inc(ia->cnt, DCNT_IA_SRQ_FREE);
 	return DAT_SUCCESS;
 }
 

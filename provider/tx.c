@@ -242,6 +242,7 @@ static bool pick(struct sd_ep *ep, struct sd_sock *sock)
 	}
 	if (tx->disc_want && sd_wq_at(&ep->sq, tx->next) == NULL &&
 	    tx->resp_count == 0) {
+		sd_cnt_inc(ep->obj.ia->cnt, DCNT_IA_CM_DREQ_TX);
 		ctl_frame(ep, f, SD_OP_DISCONNECT);
 		tx->disc_picked = true;
 		goto picked;

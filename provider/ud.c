@@ -10,6 +10,12 @@
  * creation like an RC EP's (COMMON-4: the post and completion paths
  * allocate nothing), and the address handles it resolved.
  *
+ * States: UNCONNECTED, CONNECTED once it resolved an address handle
+ * (udcm.c), DISCONNECTED after dat_ep_disconnect or a hard high
+ * watermark, UNCONNECTED again after dat_ep_reset. dat_ep_modify,
+ * _dup_connect, _recv_query and _set_watermark follow ep.c's rules for
+ * RC EPs carried over to these states; each says how.
+ *
  * THE CONTRACT is post.c's (STYLE habit 4): a post that fails
  * synchronously never completes; one that succeeds completes exactly
  * once, in post order per queue:
@@ -41,6 +47,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "ep.h"		/* sd_async_notify, SD_EVENT_WATERMARK */
 #include "entry.h"
 #include "ext.h"
 
@@ -248,6 +255,33 @@ static void ud_flush_now(struct sd_ud_ep *ep, bool recv, DAT_DTO_COOKIE cookie,
 	w.cookie = cookie;
 	w.flags = flags;
 	ud_dto_event(ep, recv, &w, DAT_DTO_ERR_FLUSHED, 0, NULL, NULL, 0);
+}
+
+/*
+ * Ends @ep for good until dat_ep_reset: DISCONNECTED, everything
+ * outstanding flushed, address resolutions in progress abandoned (they
+ * stop counting at once; the engine drops them), connection event @ev.
+ * ep->lock held; any thread (the engine too).
+ */
+static void ud_close(struct sd_ud_ep *ep, DAT_EVENT_NUMBER ev, const char *why)
+{
+	DAT_EVENT e;
+
+	sd_dbg("ud ep %p %s => DISCONNECTED (%s)", (void *)ep,
+	       ep->state == DAT_EP_STATE_CONNECTED ? "CONNECTED" : "UNCONNECTED",
+	       why);
+	ep->state = DAT_EP_STATE_DISCONNECTED;
+	ep->cm_act = ep->cm_pas = 0;
+	ep->cm_epoch++;
+	ud_flush(ep);
+	sd_cnt_inc(ep->cnt, DCNT_EP_DISCONNECT);
+	if (ep->conn_evd != NULL && !ep->freed) {
+		memset(&e, 0, sizeof(e));
+		e.event_number = ev;
+		e.event_data.connect_event_data.ep_handle = (DAT_EP_HANDLE)ep;
+		sd_evd_post(ep->conn_evd, &e);
+	}
+	sd_engine_submit(&ep->io_cmd);	/* the engine drops the CMs */
 }
 
 /* ------------------------------------------------------------------ */
@@ -831,6 +865,7 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 	pthread_mutex_init(&ep->lock, NULL);
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->attr = a;
+	ep->soft_hw = ep->hard_hw = DAT_WATERMARK_INFINITE;
 	ep->pz = pz;
 	ep->recv_evd = recv_evd;
 	ep->req_evd = req_evd;
@@ -945,28 +980,14 @@ static DAT_RETURN DAT_API ud_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
 static DAT_RETURN DAT_API ud_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
-	DAT_EVENT ev;
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	pthread_mutex_lock(&ep->lock);
-	if (ep->state != DAT_EP_STATE_DISCONNECTED) {
-		sd_dbg("ud ep %p %s => DISCONNECTED (disconnect)", (void *)ep,
-		       ep->state == DAT_EP_STATE_CONNECTED ? "CONNECTED" :
-							     "UNCONNECTED");
-		ep->state = DAT_EP_STATE_DISCONNECTED;
-		ud_flush(ep);
-		sd_cnt_inc(ep->cnt, DCNT_EP_DISCONNECT);
-		if (ep->conn_evd != NULL) {
-			memset(&ev, 0, sizeof(ev));
-			ev.event_number = DAT_CONNECTION_EVENT_DISCONNECTED;
-			ev.event_data.connect_event_data.ep_handle = h;
-			sd_evd_post(ep->conn_evd, &ev);
-		}
-		sd_engine_submit(&ep->io_cmd);	/* the engine drops the CMs */
-	}
+	if (ep->state != DAT_EP_STATE_DISCONNECTED)
+		ud_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, "disconnect");
 	pthread_mutex_unlock(&ep->lock);
 	return DAT_SUCCESS;
 }
@@ -982,6 +1003,7 @@ static DAT_RETURN DAT_API ud_ep_reset(DAT_EP_HANDLE h)
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		sd_dbg("ud ep %p DISCONNECTED => UNCONNECTED (reset)", (void *)ep);
 		ep->state = DAT_EP_STATE_UNCONNECTED;
+		ep->has_remote = false;	/* as ep.c forgets the peer */
 	} else if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_CONNECTED);
 	}
@@ -1033,19 +1055,27 @@ static DAT_RETURN DAT_API ud_ep_free(DAT_EP_HANDLE h)
 /* ------------------------------------------------------------------ */
 /* Posts                                                               */
 
-/* Resolves a post's iov against the UD EP's PZ (sd_resolve_iov). */
-static DAT_RETURN ud_resolve(struct sd_ud_ep *ep, DAT_COUNT n,
-			     const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
-			     DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
-			     uint16_t *nsge, uint64_t *total)
-{
-	struct sd_pz *pz;
+/*
+ * What a post checks against the EP: its PZ, the completion flags it
+ * allows and its segment limit for the queue posted to (@recv), read at
+ * once under ep->lock since dat_ep_modify may change them. A modify that
+ * lands between this and the post's own locked section is caught there
+ * (the ring's max_sge). Any thread; allocates nothing.
+ */
+struct ud_post_attr {
+	struct sd_pz		*pz;
+	DAT_COMPLETION_FLAGS	flags;
+	DAT_COUNT		max_iov;
+};
 
+static void ud_post_attr(struct sd_ud_ep *ep, bool recv, struct ud_post_attr *pa)
+{
 	pthread_mutex_lock(&ep->lock);
-	pz = ep->pz;
+	pa->pz = ep->pz;
+	pa->flags = recv ? ep->attr.recv_completion_flags :
+			   ep->attr.request_completion_flags;
+	pa->max_iov = recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov;
 	pthread_mutex_unlock(&ep->lock);
-	return sd_resolve_iov(ep->obj.ia, pz, n, iov, max, need, sge, nsge,
-			      total);
 }
 
 /* The live address handle of @ep behind @a, or NULL. ep->lock held. */
@@ -1065,6 +1095,7 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	struct sd_sge sge[SD_MAX_IOV];
+	struct ud_post_attr pa;
 	struct sd_ud_dest d;
 	struct sd_ud_ah *ah;
 	struct sd_wqe *w;
@@ -1076,12 +1107,13 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 	/* dat_ib_post_send_ud(ep, segments, lbuf, ah, cookie, flags) */
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!sd_post_flags_ok(flags, ep->attr.request_completion_flags))
+	ud_post_attr(ep, false, &pa);
+	if (!sd_post_flags_ok(flags, pa.flags))
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (a == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	ret = ud_resolve(ep, n, iov, ep->attr.max_request_iov,
-			 DAT_MEM_PRIV_LOCAL_READ_FLAG, sge, &nsge, &total);
+	ret = sd_resolve_iov(ep->obj.ia, pa.pz, n, iov, pa.max_iov,
+			     DAT_MEM_PRIV_LOCAL_READ_FLAG, sge, &nsge, &total);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (total > SD_UD_MAX_MSG)	/* one datagram's worth */
@@ -1117,6 +1149,10 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 			goto out;
 		}
 	}
+	if (nsge > ep->sq.max_sge) {	/* dat_ep_modify shrank it meanwhile */
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto out;
+	}
 	w = sd_wq_next(&ep->sq);
 	if (w == NULL) {			/* COMMON-8 */
 		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
@@ -1151,17 +1187,22 @@ static DAT_RETURN DAT_API ud_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	struct sd_sge sge[SD_MAX_IOV];
+	struct ud_post_attr pa;
+	struct sd_ia *ia;
 	struct sd_wqe *w;
 	DAT_RETURN ret;
 	uint64_t total;
 	uint16_t nsge = 0;
+	bool soft = false;
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!sd_post_flags_ok(flags, ep->attr.recv_completion_flags))	/* RECV-4 */
+	ud_post_attr(ep, true, &pa);
+	if (!sd_post_flags_ok(flags, pa.flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = ud_resolve(ep, n, iov, ep->attr.max_recv_iov,
-			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge, &total);
+	ia = ep->obj.ia;
+	ret = sd_resolve_iov(ia, pa.pz, n, iov, pa.max_iov,
+			     DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge, &total);
 	if (ret != DAT_SUCCESS)
 		return ret;
 
@@ -1172,6 +1213,10 @@ static DAT_RETURN DAT_API ud_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {	/* RECV-7 */
 		ud_flush_now(ep, true, cookie, flags);
+		goto out;
+	}
+	if (nsge > ep->rq.max_sge) {	/* dat_ep_modify shrank it meanwhile */
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		goto out;
 	}
 	w = sd_wq_next(&ep->rq);
@@ -1189,12 +1234,17 @@ static DAT_RETURN DAT_API ud_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	w->solicited = false;
 	memcpy(w->sge, sge, nsge * sizeof(*sge));
 	sd_wq_push(&ep->rq);
+	/* The count rose: dat_ep_set_watermark's watermarks, if armed. */
+	if (ep->soft_armed || ep->hard_armed)
+		soft = sd_ud_check_watermarks(ep, true);
 out:
 	if (ret == DAT_SUCCESS) {
 		sd_cnt_inc(ep->cnt, DCNT_EP_POST_RECV);
 		sd_cnt_add(ep->cnt, DCNT_EP_POST_RECV_DATA, total);
 	}
 	pthread_mutex_unlock(&ep->lock);
+	if (soft)
+		sd_async_notify(ia, h, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	return ret;
 }
 
@@ -1243,26 +1293,307 @@ static DAT_RETURN DAT_API ud_post_read_to_rmr(DAT_EP_HANDLE h,
 	return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
-/* What RC EPs have and UD EPs have not (yet): DAT_NOT_IMPLEMENTED. */
-static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK m,
+/* ------------------------------------------------------------------ */
+/* Modify, dup_connect, receive query, watermarks                      */
+
+/* DAT_INVALID_STATE with the subtype of @ep's state. ep->lock. */
+static DAT_RETURN ud_bad_state(const struct sd_ud_ep *ep)
+{
+	switch (ep->state) {
+	case DAT_EP_STATE_UNCONNECTED:
+		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONNECTED);
+	case DAT_EP_STATE_CONNECTED:
+		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_CONNECTED);
+	default:
+		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCONNECTED);
+	}
+}
+
+/* Swaps in @to as the EVD reference of @slot. ia->lock. */
+static void ud_swap_ref(struct sd_evd **slot, struct sd_evd *to)
+{
+	if (*slot == to)
+		return;
+	if (*slot)
+		(*slot)->refs--;
+	if (to)
+		to->refs++;
+	*slot = to;
+}
+
+#define UD_FIELDS_FIXED (DAT_EP_FIELD_IA_HANDLE | DAT_EP_FIELD_EP_STATE | \
+	DAT_EP_FIELD_COMM | DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR | \
+	DAT_EP_FIELD_LOCAL_PORT_QUAL | DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR | \
+	DAT_EP_FIELD_REMOTE_PORT_QUAL | DAT_EP_FIELD_SRQ_HANDLE)
+
+/*
+ * dat_ep_modify on a UD EP: ep.c's rules (sd_ep_modify) carried over to
+ * the states a UD EP has.
+ *
+ *   - What may change: the PZ, the three EVDs (live EVDs of this IA
+ *     accepting their stream, as dat_ep_create takes them, or NULL), the
+ *     completion flags, the queue depths and segment counts (within the
+ *     limits dat_ep_create enforces), max_message_size (at most a
+ *     datagram's worth; 0: that), qos and srq_soft_hw (>= 0 or
+ *     DAT_WATERMARK_INFINITE; the attribute only, dat_ep_set_watermark
+ *     arms the watermark). The RDMA attributes are accepted and stay 0,
+ *     as at creation. The consumer context is dat_set_consumer_context's.
+ *   - When: only while the EP is quiescent, which for a UD EP means
+ *     UNCONNECTED with no address handle being resolved. OFED's EP is
+ *     ACTIVE_ or PASSIVE_CONNECTION_PENDING from dat_ep_connect or
+ *     dat_cr_accept until the handle comes, and CONNECTED after, and its
+ *     dapl_ep_modify refuses both, as an InfiniBand UD QP in RTS cannot
+ *     change its CQs or queue sizes: here an attempt in progress is
+ *     refused with DAT_INVALID_STATE_EP_ACTCONNPENDING (connect) or
+ *     _PASSCONNPENDING (accept) although dat_ep_get_status says
+ *     UNCONNECTED, CONNECTED and DISCONNECTED with their own subtypes
+ *     (dat_ep_reset makes a DISCONNECTED EP UNCONNECTED again).
+ *   - The receive completion flags only with no receive posted; new
+ *     depths or segment counts reallocate the queues, only with nothing
+ *     posted (DAT_INVALID_STATE with the state's subtype otherwise).
+ *   - Service type: only DAT_IB_SERVICE_TYPE_UD (an EP cannot change its
+ *     service), else DAT_INVALID_PARAMETER (DAT_INVALID_ARG3), as ep.c
+ *     accepts only RC. Transport- and provider-specific attributes: none
+ *     exist, so only a count of 0 (DAT_INVALID_ARG3).
+ *   - The IA, state, communicator, addresses, port qualifiers and SRQ
+ *     cannot be modified, nor can unknown mask bits be named:
+ *     DAT_INVALID_PARAMETER (DAT_INVALID_ARG2).
+ *
+ * Checked in ep.c's order: DAT_INVALID_HANDLE (EP; PZ, EVD_RECV,
+ * EVD_REQUEST, EVD_CONN for fields in @mask), DAT_INVALID_PARAMETER
+ * (ARG3 for a NULL @p, ARG2, ARG3), DAT_INVALID_STATE, then
+ * DAT_INSUFFICIENT_RESOURCES (DAT_RESOURCE_MEMORY) when new queues cannot
+ * be allocated; a failed call changes nothing. Handles in @p are read
+ * only for the fields @mask names. Any consumer thread, no lock held:
+ * takes ia->lock (EVD and PZ references), then ep->lock. Allocates (the
+ * queues), but not on the data path.
+ */
+static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 				       const DAT_EP_PARAM *p)
 {
-	(void)m; (void)p;
-	if (sd_ud_ep_from_handle(h) == NULL)
+	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
+	struct sd_evd *recv_evd = NULL, *req_evd = NULL, *conn_evd = NULL;
+	struct sd_ud_dest *dest = NULL;
+	struct sd_wq sq, rq;
+	struct sd_pz *pz = NULL;
+	DAT_RETURN ret = DAT_SUCCESS;
+	DAT_EP_ATTR in, a;
+	struct sd_ia *ia;
+	bool bad, requeue;
+
+	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	if (p == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (mask & UD_FIELDS_FIXED || mask & ~DAT_EP_FIELD_ALL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ia = ep->obj.ia;
+	if (mask & DAT_EP_FIELD_PZ_HANDLE && p->pz_handle != DAT_HANDLE_NULL) {
+		struct sd_obj *o = sd_obj_check(p->pz_handle, SD_MAGIC_PZ);
+
+		if (o == NULL || o->ia != ia)
+			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+		pz = sd_container_of(o, struct sd_pz, obj);
+	}
+	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE) {
+		recv_evd = evd_arg(ia, p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+		if (bad)
+			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
+	}
+	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE) {
+		req_evd = evd_arg(ia, p->request_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+		if (bad)
+			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	}
+	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE) {
+		conn_evd = evd_arg(ia, p->connect_evd_handle,
+				   DAT_EVD_CONNECTION_FLAG, &bad);
+		if (bad)
+			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
+	}
+	if (mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE &&
+	    p->ep_attr.service_type != (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if ((mask & (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR |
+		     DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR) &&
+	     p->ep_attr.ep_transport_specific_count != 0) ||
+	    (mask & (DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR |
+		     DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR) &&
+	     p->ep_attr.ep_provider_specific_count != 0))
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (mask & DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW &&
+	    p->ep_attr.srq_soft_hw < 0 &&
+	    p->ep_attr.srq_soft_hw != DAT_WATERMARK_INFINITE)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+
+	/* ia->lock for the references, then ep->lock (the lock order). */
+	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&ep->lock);
+	in = ep->attr;
+#define TAKE(bit, field) if (mask & (bit)) in.field = p->ep_attr.field
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, max_message_size);
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, max_rdma_size);
+	TAKE(DAT_EP_FIELD_EP_ATTR_QOS, qos);
+	TAKE(DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, recv_completion_flags);
+	TAKE(DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, request_completion_flags);
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, max_recv_dtos);
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS, max_request_dtos);
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, max_recv_iov);
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV, max_request_iov);
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN, max_rdma_read_in);
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT, max_rdma_read_out);
+	TAKE(DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW, srq_soft_hw);
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV, max_rdma_read_iov);
+	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV, max_rdma_write_iov);
+#undef TAKE
+	if (!ud_attr(&in, &a)) {
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto out;
+	}
+
+	/* The state: quiescent only (see above). */
+	if (ep->freed) {
+		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		goto out;
+	}
+	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
+		ret = ud_bad_state(ep);
+		goto out;
+	}
+	if (ep->cm_act > 0 || ep->cm_pas > 0) {
+		ret = SD_ERR(DAT_INVALID_STATE, ep->cm_act > 0 ?
+			     DAT_INVALID_STATE_EP_ACTCONNPENDING :
+			     DAT_INVALID_STATE_EP_PASSCONNPENDING);
+		goto out;
+	}
+	if (a.recv_completion_flags != ep->attr.recv_completion_flags &&
+	    ep->rq.count > 0) {
+		ret = ud_bad_state(ep);
+		goto out;
+	}
+	requeue = a.max_recv_dtos != ep->attr.max_recv_dtos ||
+		  a.max_request_dtos != ep->attr.max_request_dtos ||
+		  a.max_recv_iov != ep->attr.max_recv_iov ||
+		  a.max_request_iov != ep->attr.max_request_iov;
+	if (requeue) {
+		/* Only with nothing posted: receives may be queued. */
+		if (ep->sq.count > 0 || ep->rq.count > 0) {
+			ret = ud_bad_state(ep);
+			goto out;
+		}
+		memset(&sq, 0, sizeof(sq));
+		memset(&rq, 0, sizeof(rq));
+		if (sd_wq_init(&sq, (uint32_t)a.max_request_dtos,
+			       (uint32_t)a.max_request_iov) < 0 ||
+		    sd_wq_init(&rq, (uint32_t)a.max_recv_dtos,
+			       (uint32_t)a.max_recv_iov) < 0 ||
+		    (a.max_request_dtos > 0 &&
+		     (dest = calloc((size_t)a.max_request_dtos,
+				    sizeof(*dest))) == NULL)) {
+			sd_wq_destroy(&sq);
+			sd_wq_destroy(&rq);
+			ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				     DAT_RESOURCE_MEMORY);
+			goto out;
+		}
+		sd_wq_destroy(&ep->sq);
+		sd_wq_destroy(&ep->rq);
+		free(ep->dest);
+		ep->sq = sq;
+		ep->rq = rq;
+		ep->dest = dest;
+		ep->tx_blocked = false;
+	}
+	ep->attr = a;
+	if (mask & DAT_EP_FIELD_PZ_HANDLE && ep->pz != pz) {
+		if (ep->pz)
+			ep->pz->refs--;
+		if (pz)
+			pz->refs++;
+		ep->pz = pz;
+	}
+	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
+		ud_swap_ref(&ep->recv_evd, recv_evd);
+	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
+		ud_swap_ref(&ep->req_evd, req_evd);
+	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
+		ud_swap_ref(&ep->conn_evd, conn_evd);
+out:
+	pthread_mutex_unlock(&ep->lock);
+	pthread_mutex_unlock(&ia->lock);
+	return ret;
 }
 
-static DAT_RETURN DAT_API ud_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup,
-					    DAT_TIMEOUT t, DAT_COUNT n,
-					    const DAT_PVOID p, DAT_QOS q)
+/*
+ * dat_ep_dup_connect on a UD EP (DAT 2.0, 6.5.8): resolves, for @h, an
+ * address handle to the same remote as @dup's: the service point (remote
+ * address and connection qualifier) that @dup's last dat_ep_connect (or
+ * dat_ep_dup_connect) asked and got its address handle from. It is that
+ * dat_ep_connect on @h, with @timeout, @pdata and @qos and the default
+ * flags: one more independent attempt, ESTABLISHED (DAT_IB_UD_REMOTE_AH)
+ * or REJECT/ERROR on @h's connection EVD. As OFED's dapl_ep_dup_connect,
+ * which reads the dup EP's remote address and qualifier under its lock
+ * and calls dapl_ep_connect, @dup must be CONNECTED. As ep.c, it must be
+ * of the same IA and have asked for its handle itself: an EP that has
+ * only accepted requests knows its peers' sockets, not a service point
+ * of theirs (DAT_INVALID_PARAMETER, DAT_INVALID_ARG2). Unlike RC, where
+ * @dup == @h cannot be both unconnected and connected, a UD EP may
+ * resolve any number of handles, so @dup may be @h itself.
+ *
+ * Returns DAT_SUCCESS; DAT_INVALID_HANDLE (DAT_INVALID_HANDLE_EP: @h or
+ * @dup not a live UD EP, or of another IA); DAT_INVALID_PARAMETER
+ * (ARG3 @timeout 0, ARG4/ARG5 the private data, ARG2 as above);
+ * DAT_INVALID_STATE (@dup not CONNECTED: the subtype of its state; @h
+ * DISCONNECTED or without a connection EVD, as dat_ep_connect); or what
+ * dat_ep_connect returns (DAT_INSUFFICIENT_RESOURCES). Any consumer
+ * thread, no lock held: takes @dup's lock, drops it, then @h's (one EP
+ * lock at a time).
+ */
+static DAT_RETURN DAT_API ud_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
+					    DAT_TIMEOUT timeout,
+					    DAT_COUNT pdata_size,
+					    const DAT_PVOID pdata, DAT_QOS qos)
 {
-	(void)dup; (void)t; (void)n; (void)p; (void)q;
-	if (sd_ud_ep_from_handle(h) == NULL)
+	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
+	struct sd_ud_ep *dup = sd_ud_ep_from_handle(dup_h);
+	struct sockaddr_storage ss;
+	DAT_CONN_QUAL qual = 0;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	if (ep == NULL || dup == NULL || dup->obj.ia != ep->obj.ia)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	if (timeout == 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (pdata_size < 0 || pdata_size > SD_UD_MAX_PDATA)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (pdata_size > 0 && pdata == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+
+	memset(&ss, 0, sizeof(ss));
+	pthread_mutex_lock(&dup->lock);
+	if (dup->freed)
+		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	else if (dup->state != DAT_EP_STATE_CONNECTED)
+		ret = ud_bad_state(dup);
+	else if (!dup->has_remote)
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (ret == DAT_SUCCESS) {
+		ss = dup->remote;
+		qual = dup->remote_qual;
+	}
+	pthread_mutex_unlock(&dup->lock);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	return sd_ud_ep_connect(h, (DAT_IA_ADDRESS_PTR)&ss, qual, timeout,
+				pdata_size, pdata, qos, DAT_CONNECT_DEFAULT_FLAG);
 }
 
+/*
+ * What RC EPs have and UD EPs have not: dat_ep_common_connect asks a
+ * Common Service Point, which takes TCP connections only (psp.c), so a
+ * UD EP answers DAT_NOT_IMPLEMENTED (DAT_INVALID_HANDLE_EP for a bad
+ * handle). Any thread; no lock.
+ */
 static DAT_RETURN DAT_API ud_ep_common_connect(DAT_EP_HANDLE h,
 					       DAT_IA_ADDRESS_PTR a,
 					       DAT_TIMEOUT t, DAT_COUNT n,
@@ -1274,30 +1605,106 @@ static DAT_RETURN DAT_API ud_ep_common_connect(DAT_EP_HANDLE h,
 	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
 }
 
+/*
+ * dat_ep_recv_query on a UD EP (DAT 2.0, 6.5.14), as ep.c answers it for
+ * RC: a snapshot, under ep->lock, of the receives the EP holds (posted,
+ * not completed) and of their span. Datagrams fill receives in post
+ * order, one each, so the held ones are always the newest posted,
+ * without gaps: the span is the count. Either output may be NULL. Valid
+ * in every state (0 once a disconnect flushed them). DAT_SUCCESS, or
+ * DAT_INVALID_HANDLE (DAT_INVALID_HANDLE_EP). Any thread; no lock held.
+ */
 static DAT_RETURN DAT_API ud_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
 					   DAT_COUNT *span)
 {
-	(void)nbufs; (void)span;
-	if (sd_ud_ep_from_handle(h) == NULL)
+	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
+	DAT_COUNT n;
+
+	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	pthread_mutex_lock(&ep->lock);
+	n = (DAT_COUNT)ep->rq.count;
+	pthread_mutex_unlock(&ep->lock);
+	if (nbufs)
+		*nbufs = n;
+	if (span)
+		*span = n;
+	return DAT_SUCCESS;
 }
 
+bool sd_ud_check_watermarks(struct sd_ud_ep *ep, bool soft)
+{
+	DAT_COUNT n = (DAT_COUNT)ep->rq.count;
+	bool fired = false;
+
+	if (soft && ep->soft_armed && n > ep->soft_hw) {
+		ep->soft_armed = false;		/* once per setting */
+		fired = true;
+	}
+	if (ep->hard_armed && n > ep->hard_hw &&
+	    ep->state == DAT_EP_STATE_CONNECTED && !ep->freed)
+		ud_close(ep, DAT_CONNECTION_EVENT_BROKEN,
+			 "hard high watermark exceeded");
+	return fired;
+}
+
+/*
+ * dat_ep_set_watermark on a UD EP (DAT 2.0, 6.5.15), ep.c's semantics on
+ * the receives a UD EP holds (posted, not completed: what
+ * dat_ep_recv_query counts). Each watermark is a count >= 0 or
+ * DAT_WATERMARK_INFINITE (none); anything else is DAT_INVALID_PARAMETER
+ * (DAT_INVALID_ARG2 soft, _ARG3 hard) and changes nothing. Both are
+ * recorded and armed, the soft one reported as ep_attr.srq_soft_hw, and
+ * checked during this call ("these can occur during this call") and
+ * whenever a receive is posted (the only way the count rises):
+ *
+ *   - exceeding the soft one posts SD_EVENT_WATERMARK (ep.h; reason
+ *     DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT, dat_handle the EP) on the IA's
+ *     async EVD, once per setting;
+ *   - exceeding the hard one while the EP is CONNECTED (an address
+ *     handle resolved) breaks it as an RC connection is broken:
+ *     DISCONNECTED, everything flushed, DAT_CONNECTION_EVENT_BROKEN on
+ *     its connection EVD; an UNCONNECTED EP is checked again when its
+ *     first handle is resolved (udcm.c), as cm.c checks an RC EP once
+ *     connected. The receive that exceeded it is posted (its post
+ *     succeeds) and flushed with the rest.
+ *
+ * OFED's dapl_ep_set_watermark answers DAT_NOT_IMPLEMENTED for every EP;
+ * this follows softdapl's RC EPs instead. Valid in every state. Returns
+ * DAT_SUCCESS, DAT_INVALID_HANDLE (DAT_INVALID_HANDLE_EP) or
+ * DAT_INVALID_PARAMETER. Any consumer thread, no lock held: ep->lock,
+ * then (soft event) ia->lock and the async EVD's once it is dropped.
+ */
 static DAT_RETURN DAT_API ud_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
 					      DAT_COUNT hard)
 {
-	(void)soft; (void)hard;
-	if (sd_ud_ep_from_handle(h) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
-}
+	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
+	struct sd_ia *ia;
+	DAT_RETURN ret = DAT_SUCCESS;
+	bool fired = false;
 
-static DAT_RETURN DAT_API ud_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL q)
-{
-	(void)q;
-	if (sd_obj_check(h, SD_MAGIC_UD_CR) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	if (ep == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (soft < 0 && soft != DAT_WATERMARK_INFINITE)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (hard < 0 && hard != DAT_WATERMARK_INFINITE)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ia = ep->obj.ia;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->freed) {
+		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	} else {
+		ep->soft_hw = soft;
+		ep->soft_armed = soft != DAT_WATERMARK_INFINITE;
+		ep->attr.srq_soft_hw = soft;
+		ep->hard_hw = hard;
+		ep->hard_armed = hard != DAT_WATERMARK_INFINITE;
+		fired = sd_ud_check_watermarks(ep, true);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	if (fired)
+		sd_async_notify(ia, h, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1396,7 +1803,7 @@ static void ud_provider_build(void)
 	p->cr_query_func = sd_ud_cr_query;
 	p->cr_accept_func = sd_ud_cr_accept;
 	p->cr_reject_func = sd_ud_cr_reject;
-	p->cr_handoff_func = ud_cr_handoff;
+	p->cr_handoff_func = sd_ud_cr_handoff;
 	p->handle_extendedop_func = sd_handle_extendedop;
 }
 

@@ -11,6 +11,9 @@
  *   ESTABLISHED, DAT_IB_UD_REMOTE_AH
  *   RTU ------------------------------>  ESTABLISHED, DAT_IB_UD_PASSIVE_REMOTE_AH
  *
+ * dat_cr_handoff moves a request to another PSP of the IA: a new CR
+ * there, as if the REQ had gone to that port (sd_ud_cr_handoff).
+ *
  * Service points. Every PSP also gets a UDP socket bound to the IA's
  * address at its port number: provider.c routes dat_psp_create,
  * dat_psp_create_any and dat_psp_free through sd_ext_psp_*, which call
@@ -189,6 +192,52 @@ static void ia_cnt(struct sd_ud_ep *ep, unsigned i)
 		sd_cnt_inc(ep->obj.ia->cnt, i);
 }
 
+/*
+ * Counts @cm, made by a consumer call that succeeds, as an attempt of its
+ * EP in progress (ep->cm_act or cm_pas, for dat_ep_modify). ep->lock.
+ */
+static void cm_count(struct sd_ud_cm *cm)
+{
+	struct sd_ud_ep *ep = cm->ep;
+
+	cm->counted = true;
+	cm->epoch = ep->cm_epoch;
+	if (cm->active)
+		ep->cm_act++;
+	else
+		ep->cm_pas++;
+}
+
+/*
+ * @cm ended (established, failed, abandoned): it no longer counts, unless
+ * a disconnect already forgot it (another epoch). Idempotent. ep->lock.
+ */
+static void cm_uncount(struct sd_ud_cm *cm)
+{
+	struct sd_ud_ep *ep = cm->ep;
+
+	if (!cm->counted)
+		return;
+	cm->counted = false;
+	if (cm->epoch != ep->cm_epoch)
+		return;
+	if (cm->active)
+		ep->cm_act--;
+	else
+		ep->cm_pas--;
+}
+
+/*
+ * True when @cm's EP gave up its attempts after @cm was made: it is
+ * DISCONNECTED, or was and has been reset since (another epoch). Such an
+ * attempt ends without an event, whatever answer comes. ep->lock.
+ */
+static bool cm_abandoned(const struct sd_ud_cm *cm)
+{
+	return cm->ep->state == DAT_EP_STATE_DISCONNECTED ||
+	       cm->epoch != cm->ep->cm_epoch;
+}
+
 /* Engine, ep->lock: sends the message @cm is waiting on an answer to. */
 static void cm_send(struct sd_ud_cm *cm)
 {
@@ -227,6 +276,7 @@ static void cm_fail(struct sd_ud_cm *cm, DAT_EVENT_NUMBER num,
 
 	cm->state = SD_UDCM_FAILED;
 	cm_timed(cm, false);
+	cm_uncount(cm);
 	if (num != 0)
 		sd_ud_conn_event(ep, num, type, NULL, cm, cm->peer_pdata,
 				 cm->peer_pdata_len);
@@ -256,6 +306,14 @@ static void cm_established(struct sd_ud_cm *cm)
 	}
 	cm->state = SD_UDCM_ESTABLISHED;
 	cm_timed(cm, false);
+	cm_uncount(cm);
+	if (cm->active) {
+		/* What dat_ep_dup_connect asks again. */
+		ep->has_remote = true;
+		ep->remote = cm->target;
+		ep->remote_len = cm->target_len;
+		ep->remote_qual = cm->conn_qual;
+	}
 	if (ep->state == DAT_EP_STATE_UNCONNECTED) {
 		sd_dbg("ud ep %p UNCONNECTED => CONNECTED (address handle)",
 		       (void *)ep);
@@ -267,6 +325,13 @@ static void cm_established(struct sd_ud_cm *cm)
 			 cm->active ? DAT_IB_UD_REMOTE_AH :
 				      DAT_IB_UD_PASSIVE_REMOTE_AH,
 			 ah, cm, cm->peer_pdata, cm->peer_pdata_len);
+	/*
+	 * An armed hard watermark the EP already exceeds breaks it now, as
+	 * an RC connection is broken as soon as it is established (ep.c);
+	 * the soft one cannot newly fire here (only receives raise the count,
+	 * and dat_ep_post_recv checks it).
+	 */
+	(void)sd_ud_check_watermarks(ep, false);
 	if (cm->released) {
 		cm->linger = sd_ud_now() + SD_UD_LINGER_MS;
 		cm_timed(cm, true);
@@ -351,7 +416,7 @@ static void ud_tick(uv_timer_t *t)
 			/* free_cmd is on its way and frees it. */
 		} else if (cm->state == SD_UDCM_REQ_SENT ||
 			   cm->state == SD_UDCM_REP_SENT) {
-			if (ep->state == DAT_EP_STATE_DISCONNECTED) {
+			if (cm_abandoned(cm)) {
 				cm_fail(cm, 0, DAT_IB_UD_CONNECT_ERROR);
 			} else if (cm->deadline != 0 && now >= cm->deadline) {
 				sd_dbg("ud ep %p: cm 0x%llx timed out", (void *)ep,
@@ -452,6 +517,8 @@ DAT_RETURN DAT_API sd_ud_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 		((struct sockaddr_in *)&cm->peer)->sin_port = htons((uint16_t)conn_qual);
 	else
 		((struct sockaddr_in6 *)&cm->peer)->sin6_port = htons((uint16_t)conn_qual);
+	cm->target = cm->peer;
+	cm->target_len = cm->peer_len;
 	cm->conn_qual = conn_qual;
 	cm->timeout = timeout == DAT_TIMEOUT_INFINITE ? 0 :
 		      ((uint64_t)timeout + 999) / 1000;
@@ -470,6 +537,7 @@ DAT_RETURN DAT_API sd_ud_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
 	if (ret == DAT_SUCCESS) {
 		sd_list_add_tail(&ep->cm_new, &cm->node);
+		cm_count(cm);
 		sd_cnt_inc(ep->cnt, DCNT_EP_CONNECT);
 		sd_engine_submit(&ep->io_cmd);
 	}
@@ -488,7 +556,8 @@ void sd_ud_cm_take_new(struct sd_ud_ep *ep)
 		struct sd_ud_cm *cm = sd_container_of(pos, struct sd_ud_cm, node);
 
 		sd_list_del(pos);
-		if (ep->state == DAT_EP_STATE_DISCONNECTED) {
+		if (cm_abandoned(cm)) {
+			cm_uncount(cm);
 			cm->magic = 0;		/* abandoned before it began */
 			free(cm);
 			continue;
@@ -511,7 +580,7 @@ void sd_ud_cm_take_new(struct sd_ud_ep *ep)
 			cm->linger = now + SD_UD_LINGER_MS;
 			cm_timed(cm, true);
 		}
-		if (ep->state == DAT_EP_STATE_DISCONNECTED &&
+		if (cm_abandoned(cm) &&
 		    (cm->state == SD_UDCM_REQ_SENT || cm->state == SD_UDCM_REP_SENT))
 			cm_fail(cm, 0, DAT_IB_UD_CONNECT_ERROR);
 	}
@@ -554,7 +623,7 @@ void sd_ud_cm_input(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
 			cm_send_rtu(cm);	/* our RTU was lost */
 			return;
 		}
-		if (cm->state != SD_UDCM_REQ_SENT)
+		if (cm->state != SD_UDCM_REQ_SENT || cm_abandoned(cm))
 			return;
 		/* Data goes where the REP came from: the accepting EP. */
 		memset(&cm->peer, 0, sizeof(cm->peer));
@@ -571,7 +640,8 @@ void sd_ud_cm_input(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
 		return;
 	case SD_UD_REJ:
 		cm = cm_find(ep, h->cm_id, true);
-		if (cm == NULL || cm->state != SD_UDCM_REQ_SENT)
+		if (cm == NULL || cm->state != SD_UDCM_REQ_SENT ||
+		    cm_abandoned(cm))
 			return;
 		ia_cnt(ep, h->arg == SD_UD_REJ_CONSUMER ? DCNT_IA_CM_USER_REJ_RX :
 							 DCNT_IA_CM_ERR_REJ_RX);
@@ -589,6 +659,8 @@ void sd_ud_cm_input(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
 			ia_cnt(ep, DCNT_IA_CM_ERR_RTU_DUP);
 			return;
 		}
+		if (cm_abandoned(cm))
+			return;
 		cm_established(cm);
 		return;
 	default:
@@ -643,6 +715,114 @@ static void cr_untake(struct sd_ud_cr *cr)
 	pthread_mutex_unlock(&ia->lock);
 }
 
+static void ud_cr_cmd(struct sd_cmd *cmd);
+static int cr_offer(struct ud_sp *u, struct sd_ud_cr *cr);
+
+/*
+ * Engine: a new UD CR of @ia, pending, listed nowhere yet (cr_offer lists
+ * it); the caller fills in the request. NULL when out of memory.
+ */
+static struct sd_ud_cr *cr_new(struct sd_ia *ia)
+{
+	struct sd_ud_cr *cr = calloc(1, sizeof(*cr));
+
+	if (cr == NULL)
+		return NULL;
+	cr->obj.provider = &sd_ud_provider;
+	cr->obj.magic = SD_MAGIC_UD_CR;
+	cr->obj.type = DAT_HANDLE_TYPE_CR;
+	cr->obj.ia = ia;
+	sd_list_init(&cr->obj.node);
+	cr->action = SD_UDCR_PENDING;
+	cr->cmd.fn = ud_cr_cmd;
+	sd_list_init(&cr->reg);
+	return cr;
+}
+
+/*
+ * The UDP side of @ia's service point at @port (not being closed), or
+ * NULL. Takes ud_sp_lock (a leaf: callers may hold ia->lock). The result
+ * may be used only on the engine thread, which alone frees it, or as a
+ * yes/no.
+ */
+static struct ud_sp *ud_sp_at(struct sd_ia *ia, DAT_CONN_QUAL port)
+{
+	struct ud_sp *found = NULL;
+	struct sd_list *pos;
+
+	pthread_mutex_lock(&ud_sp_lock);
+	sd_list_for_each(pos, &ud_sps) {
+		struct ud_sp *u = sd_container_of(pos, struct ud_sp, node);
+
+		if (u->ia == ia && u->port == port &&
+		    !__atomic_load_n(&u->dead, __ATOMIC_ACQUIRE)) {
+			found = u;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ud_sp_lock);
+	return found;
+}
+
+/*
+ * Engine: @cr was rejected, or its handoff refused: a REJ (@reason) to
+ * the requester, then @cr stays in the registry as a tombstone for
+ * SD_UD_TOMB_MS so that a late copy of its REQ gets the REJ again rather
+ * than making a new request; freed at once when no service point is left
+ * to hear one.
+ */
+static void cr_tomb(struct sd_ud_cr *cr, uint32_t reason)
+{
+	send_rej(&cr->remote, cr->peer_qpn, cr->peer_qkey, cr->cm_id, reason,
+		 cr->rej_pdata, cr->rej_len);
+	sd_list_del(&cr->reg);	/* (svc_put may have unlisted it) */
+	if (svc.timer == NULL) {
+		free(cr);
+		return;
+	}
+	sd_list_add_tail(&svc.crs, &cr->reg);
+	cr->expiry = sd_ud_now() + SD_UD_TOMB_MS;
+	svc_kick();
+}
+
+/*
+ * Engine: dat_cr_handoff moved @cr to the PSP at cr->handoff_qual. A new
+ * CR is offered there (cr_offer) as if the REQ had been sent to that
+ * port: same requester, cm_id and private data. It takes @cr's place in
+ * the registry, so that copies of the REQ still arriving at the first
+ * port are recognised as pending. If that PSP is gone by now or cannot
+ * take the request, the requester is refused (SD_UD_REJ_NO_SP, as if
+ * nothing had listened) and @cr stays as a tombstone; otherwise @cr is
+ * freed.
+ */
+static void cr_handoff(struct sd_ud_cr *cr)
+{
+	struct sd_ia *ia = cr->obj.ia;
+	struct ud_sp *u = ud_sp_at(ia, cr->handoff_qual);
+	struct sd_ud_cr *to;
+
+	sd_list_del(&cr->reg);
+	if (u != NULL && (to = cr_new(ia)) != NULL) {
+		to->remote = cr->remote;
+		to->remote_len = cr->remote_len;
+		to->cm_id = cr->cm_id;
+		to->peer_qpn = cr->peer_qpn;
+		to->peer_qkey = cr->peer_qkey;
+		to->pdata_len = cr->pdata_len;
+		memcpy(to->pdata, cr->pdata, cr->pdata_len);
+		if (cr_offer(u, to) == 0) {
+			free(cr);
+			return;
+		}
+		free(to);
+	}
+	sd_dbg("ud cr %p: handoff to port %llu refused", (void *)cr,
+	       (unsigned long long)cr->handoff_qual);
+	sd_cnt_inc(ia->cnt, DCNT_IA_CM_ERR_REJ_TX);
+	cr->rej_len = 0;
+	cr_tomb(cr, SD_UD_REJ_NO_SP);
+}
+
 DAT_RETURN DAT_API sd_ud_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
 				  DAT_CR_PARAM *p)
 {
@@ -663,7 +843,10 @@ DAT_RETURN DAT_API sd_ud_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
 	return DAT_SUCCESS;
 }
 
-/* cr->cmd: the consumer decided; the engine answers. Frees or keeps @cr. */
+/*
+ * cr->cmd: the consumer decided (accept, reject or handoff); the engine
+ * answers. Frees or keeps @cr.
+ */
 static void ud_cr_cmd(struct sd_cmd *cmd)
 {
 	struct sd_ud_cr *cr = sd_container_of(cmd, struct sd_ud_cr, cmd);
@@ -672,23 +855,18 @@ static void ud_cr_cmd(struct sd_cmd *cmd)
 	uint64_t now = sd_ud_now();
 
 	if (cr->action == SD_UDCR_REJECT) {
-		send_rej(&cr->remote, cr->peer_qpn, cr->peer_qkey, cr->cm_id,
-			 SD_UD_REJ_CONSUMER, cr->rej_pdata, cr->rej_len);
-		sd_list_del(&cr->reg);	/* (svc_put may have unlisted it) */
-		if (svc.timer == NULL) {
-			/* No service point can hear a copy of the request. */
-			free(cr);
-			return;
-		}
-		sd_list_add_tail(&svc.crs, &cr->reg);
-		cr->expiry = now + SD_UD_TOMB_MS;
-		svc_kick();
+		cr_tomb(cr, SD_UD_REJ_CONSUMER);
+		return;
+	}
+	if (cr->action == SD_UDCR_HANDOFF) {
+		cr_handoff(cr);
 		return;
 	}
 	sd_list_del(&cr->reg);
 	ep = cm->ep;
 	pthread_mutex_lock(&ep->lock);
-	if (ep->freed || ep->state == DAT_EP_STATE_DISCONNECTED) {
+	if (ep->freed || cm_abandoned(cm)) {
+		cm_uncount(cm);
 		pthread_mutex_unlock(&ep->lock);
 		send_rej(&cr->remote, cr->peer_qpn, cr->peer_qkey, cr->cm_id,
 			 SD_UD_REJ_NO_SP, NULL, 0);
@@ -760,6 +938,8 @@ DAT_RETURN DAT_API sd_ud_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCONNECTED);
 	else if (ep->conn_evd == NULL)
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
+	else
+		cm_count(cm);
 	pthread_mutex_unlock(&ep->lock);
 	if (ret != DAT_SUCCESS) {
 		cr_untake(cr);
@@ -795,8 +975,143 @@ DAT_RETURN DAT_API sd_ud_cr_reject(DAT_CR_HANDLE h, DAT_COUNT size,
 	return DAT_SUCCESS;
 }
 
+/* True when PSP @sp has a UDP side that is not being closed. ud_sp_lock. */
+static bool sp_takes_ud(const struct sd_sp *sp)
+{
+	struct sd_list *pos;
+	bool yes = false;
+
+	pthread_mutex_lock(&ud_sp_lock);
+	sd_list_for_each(pos, &ud_sps) {
+		struct ud_sp *u = sd_container_of(pos, struct ud_sp, node);
+
+		if (u->sp == sp && !__atomic_load_n(&u->dead, __ATOMIC_ACQUIRE)) {
+			yes = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ud_sp_lock);
+	return yes;
+}
+
+/*
+ * dat_cr_handoff on a UD connection request (DAT 2.0, 6.4.2.4), as cr.c
+ * does it for RC: hands the request to the service point of this IA
+ * listening at @qual (folded as sd_qual_port), synchronously as far as
+ * the consumer sees: the CR handle is dead when this returns (later
+ * calls on it: DAT_INVALID_HANDLE), and that PSP's EVD gets a
+ * DAT_IB_UD_CONNECTION_REQUEST_EVENT with a new CR, as if the REQ had
+ * been sent to @qual (conn_qual @qual, the same requester and private
+ * data). The target must be one that takes UD requests: a PSP created
+ * with DAT_PSP_CONSUMER_FLAG whose UDP side is open (an RSP, a CSP or a
+ * PSP with DAT_PSP_PROVIDER_FLAG never does; see the top of this file);
+ * any other service point at @qual, or none, is DAT_INVALID_PARAMETER
+ * (DAT_INVALID_ARG2), cr.c's answer when nothing listens there, and the
+ * CR stays pending. The engine moves the request (cr_handoff): if the
+ * target is freed meanwhile, the requester gets
+ * DAT_IB_UD_CONNECTION_REJECT_EVENT, as if nothing had listened.
+ * Returns DAT_SUCCESS, DAT_INVALID_HANDLE (DAT_INVALID_HANDLE_CR: not a
+ * pending UD CR) or DAT_INVALID_PARAMETER. Any consumer thread, no lock
+ * held: takes ia->lock, then sp->lock (sd_sp_find) and ud_sp_lock inside
+ * it.
+ */
+DAT_RETURN DAT_API sd_ud_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
+{
+	struct sd_ud_cr *cr = ud_cr_from_handle(h);
+	DAT_RETURN ret = DAT_SUCCESS;
+	struct sd_sp *sp;
+	struct sd_ia *ia;
+
+	if (cr == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (sd_qual_port(qual) < 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	qual = (DAT_CONN_QUAL)sd_qual_port(qual);
+	ia = cr->obj.ia;
+	pthread_mutex_lock(&ia->lock);
+	if (cr->action != SD_UDCR_PENDING || cr->obj.magic != SD_MAGIC_UD_CR) {
+		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	} else if ((sp = sd_sp_find(ia, qual)) == NULL ||
+		   sp->obj.magic != SD_MAGIC_PSP ||
+		   sp->flags != DAT_PSP_CONSUMER_FLAG || !sp_takes_ud(sp)) {
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	} else {
+		cr->action = SD_UDCR_HANDOFF;
+		cr->handoff_qual = qual;
+		cr->obj.magic = SD_MAGIC_DEAD;
+		sd_list_del(&cr->obj.node);
+	}
+	pthread_mutex_unlock(&ia->lock);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	/* After this the engine owns @cr: no touching it. */
+	sd_engine_submit(&cr->cmd);
+	return DAT_SUCCESS;
+}
+
 /* ------------------------------------------------------------------ */
 /* Service points                                                      */
+
+/*
+ * Engine: lists @cr (filled in, not yet listed anywhere) as a pending
+ * request of service point @u and posts DAT_IB_UD_CONNECTION_REQUEST_EVENT
+ * for it on the PSP's EVD. 0; or -ENOENT when the PSP takes no UD
+ * requests now (freed, no EVD, DAT_PSP_PROVIDER_FLAG) or its EVD is
+ * full: nothing is listed then, and the caller frees @cr and refuses.
+ */
+static int cr_offer(struct ud_sp *u, struct sd_ud_cr *cr)
+{
+	struct sd_ia *ia = u->ia;
+	struct sd_sp *sp = u->sp;
+	DAT_IB_EXTENSION_EVENT_DATA *x;
+	DAT_EVENT e;
+	int r = -ENOENT;
+
+	cr->conn_qual = u->port;
+	cr->sp = sp;
+	/*
+	 * Listed under ia->lock only while @u is not being closed: ia_close
+	 * marks the IA's service point sockets dead before it looks for the
+	 * CRs left under ia->lock, so it either sees this one or we see it.
+	 */
+	pthread_mutex_lock(&ia->lock);
+	if (__atomic_load_n(&u->dead, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_unlock(&ia->lock);
+		return -ENOENT;
+	}
+	sd_list_add_tail(&ia->ud_crs, &cr->obj.node);
+	pthread_mutex_unlock(&ia->lock);
+
+	memset(&e, 0, sizeof(e));
+	e.event_number = (DAT_EVENT_NUMBER)DAT_IB_UD_CONNECTION_REQUEST_EVENT;
+	e.event_data.cr_arrival_event_data.sp_handle.psp_handle = (DAT_PSP_HANDLE)sp;
+	e.event_data.cr_arrival_event_data.local_ia_address_ptr =
+		(DAT_IA_ADDRESS_PTR)&ia->addr.ss;
+	e.event_data.cr_arrival_event_data.conn_qual = u->port;
+	e.event_data.cr_arrival_event_data.cr_handle = (DAT_CR_HANDLE)cr;
+	e.event_data.cr_arrival_event_data.truncate_flag = DAT_FALSE;
+	x = (DAT_IB_EXTENSION_EVENT_DATA *)e.event_extension_data;
+	x->type = DAT_IB_UD_CONNECT_REQUEST;
+	x->status = DAT_OP_SUCCESS;
+	/* As psp.c posts its requests: under the service point's lock. */
+	pthread_mutex_lock(&sp->lock);
+	if (!sp->closing && sp->evd != NULL && sp->flags == DAT_PSP_CONSUMER_FLAG) {
+		sd_list_add_tail(&svc.crs, &cr->reg);
+		r = sd_evd_post(sp->evd, &e) < 0 ? -ENOENT : 0;
+		if (r < 0)
+			sd_list_del(&cr->reg);
+	}
+	pthread_mutex_unlock(&sp->lock);
+	if (r == 0) {
+		sd_cnt_inc(ia->cnt, DCNT_IA_SP_CR);
+		return 0;
+	}
+	/* Nobody will see it: undo. */
+	pthread_mutex_lock(&ia->lock);
+	sd_list_del(&cr->obj.node);
+	pthread_mutex_unlock(&ia->lock);
+	return r;
+}
 
 /*
  * Engine: a REQ (@h, @pdata) from @src reached @u. Answers a copy of a
@@ -808,12 +1123,8 @@ static void sp_request(struct ud_sp *u, const struct sd_ud_hdr *h,
 		       socklen_t srclen)
 {
 	struct sd_ia *ia = u->ia;
-	struct sd_sp *sp = u->sp;
 	struct sd_list *pos;
 	struct sd_ud_cr *cr;
-	DAT_EVENT e;
-	DAT_IB_EXTENSION_EVENT_DATA *x;
-	int r = -ENOENT;
 
 	sd_cnt_inc(ia->cnt, DCNT_IA_CM_AH_REQ_RX);
 	if (h->arg != u->port)
@@ -843,62 +1154,20 @@ static void sp_request(struct ud_sp *u, const struct sd_ud_hdr *h,
 		return;
 	}
 
-	cr = calloc(1, sizeof(*cr));
-	if (cr == NULL)
-		goto refuse;
-	cr->obj.provider = &sd_ud_provider;
-	cr->obj.magic = SD_MAGIC_UD_CR;
-	cr->obj.type = DAT_HANDLE_TYPE_CR;
-	cr->obj.ia = ia;
-	sd_list_init(&cr->obj.node);
-	cr->action = SD_UDCR_PENDING;
-	cr->conn_qual = u->port;
-	cr->sp = sp;
-	memcpy(&cr->remote, src, srclen < sizeof(cr->remote) ? srclen :
-	       sizeof(cr->remote));
-	cr->remote_len = srclen;
-	cr->cm_id = h->cm_id;
-	cr->peer_qpn = h->src_qpn;
-	cr->peer_qkey = h->src_qkey;
-	cr->pdata_len = h->pdata_len;
-	memcpy(cr->pdata, pdata, h->pdata_len);
-	cr->cmd.fn = ud_cr_cmd;
-	sd_list_init(&cr->reg);
-
-	pthread_mutex_lock(&ia->lock);
-	sd_list_add_tail(&ia->ud_crs, &cr->obj.node);
-	pthread_mutex_unlock(&ia->lock);
-
-	memset(&e, 0, sizeof(e));
-	e.event_number = (DAT_EVENT_NUMBER)DAT_IB_UD_CONNECTION_REQUEST_EVENT;
-	e.event_data.cr_arrival_event_data.sp_handle.psp_handle = (DAT_PSP_HANDLE)sp;
-	e.event_data.cr_arrival_event_data.local_ia_address_ptr =
-		(DAT_IA_ADDRESS_PTR)&ia->addr.ss;
-	e.event_data.cr_arrival_event_data.conn_qual = u->port;
-	e.event_data.cr_arrival_event_data.cr_handle = (DAT_CR_HANDLE)cr;
-	e.event_data.cr_arrival_event_data.truncate_flag = DAT_FALSE;
-	x = (DAT_IB_EXTENSION_EVENT_DATA *)e.event_extension_data;
-	x->type = DAT_IB_UD_CONNECT_REQUEST;
-	x->status = DAT_OP_SUCCESS;
-	/* As psp.c posts its requests: under the service point's lock. */
-	pthread_mutex_lock(&sp->lock);
-	if (!sp->closing && sp->evd != NULL && sp->flags == DAT_PSP_CONSUMER_FLAG) {
-		sd_list_add_tail(&svc.crs, &cr->reg);
-		r = sd_evd_post(sp->evd, &e);
-		if (r < 0)
-			sd_list_del(&cr->reg);
+	cr = cr_new(ia);
+	if (cr != NULL) {
+		memcpy(&cr->remote, src, srclen < sizeof(cr->remote) ? srclen :
+		       sizeof(cr->remote));
+		cr->remote_len = srclen;
+		cr->cm_id = h->cm_id;
+		cr->peer_qpn = h->src_qpn;
+		cr->peer_qkey = h->src_qkey;
+		cr->pdata_len = h->pdata_len;
+		memcpy(cr->pdata, pdata, h->pdata_len);
+		if (cr_offer(u, cr) == 0)
+			return;
+		free(cr);
 	}
-	pthread_mutex_unlock(&sp->lock);
-	if (r == 0) {
-		sd_cnt_inc(ia->cnt, DCNT_IA_SP_CR);
-		return;
-	}
-	/* Nobody will see it: undo, refuse. */
-	pthread_mutex_lock(&ia->lock);
-	sd_list_del(&cr->obj.node);
-	pthread_mutex_unlock(&ia->lock);
-	free(cr);
-refuse:
 	sd_cnt_inc(ia->cnt, DCNT_IA_CM_ERR_REJ_TX);
 	send_rej(src, h->src_qpn, h->src_qkey, h->cm_id, SD_UD_REJ_NO_SP, NULL, 0);
 }

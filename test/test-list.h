@@ -88,3 +88,5 @@ TEST_ENTRY(strerror_every_code)
 #include "test-list-mem2.h"
 #include "test-list-conn2.h"
 #include "test-list-ext.h"
+#include "test-list-counters2.h"
+#include "test-list-ud2.h"
