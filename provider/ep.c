@@ -48,7 +48,13 @@
 #include "ep.h"
 #include "entry.h"
 
-/* Attributes of an EP created with ep_attributes NULL. */
+/*
+ * Attributes of an EP created with ep_attributes NULL: OFED's defaults
+ * (dapl_ep_util.c: 16 DTOs per queue, 4 segments, 4 reads each way), so
+ * that a consumer written for OFED sizes its posts the same here, and an
+ * EP costs little memory (a few KiB of queues) until the consumer asks
+ * for deep ones.
+ */
 static const DAT_EP_ATTR default_attr = {
 	.service_type = DAT_SERVICE_TYPE_RC,
 	.max_message_size = SD_MAX_MESSAGE_SIZE,
@@ -56,15 +62,15 @@ static const DAT_EP_ATTR default_attr = {
 	.qos = DAT_QOS_BEST_EFFORT,
 	.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG,
 	.request_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG,
-	.max_recv_dtos = 256,
-	.max_request_dtos = 256,
-	.max_recv_iov = 8,
-	.max_request_iov = 8,
-	.max_rdma_read_in = 8,
-	.max_rdma_read_out = 8,
+	.max_recv_dtos = 16,
+	.max_request_dtos = 16,
+	.max_recv_iov = 4,
+	.max_request_iov = 4,
+	.max_rdma_read_in = 4,
+	.max_rdma_read_out = 4,
 	.srq_soft_hw = DAT_HW_DEFAULT,
-	.max_rdma_read_iov = 8,
-	.max_rdma_write_iov = 8,
+	.max_rdma_read_iov = 4,
+	.max_rdma_write_iov = 4,
 };
 
 static const char *const state_names[] = {

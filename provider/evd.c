@@ -86,6 +86,7 @@
  * (dat_evd_post_se(3)).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -523,6 +524,7 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 {
 	struct sd_evd *evd;
 	DAT_RETURN ret = DAT_SUCCESS;
+	bool yield = false;
 
 	evd = evd_from_handle(evd_handle);
 	if (evd == NULL)
@@ -537,6 +539,7 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 		unsigned n = sd_drive_collect(evd, eps);
 
 		sd_polled();
+		yield = n == 0;
 		if (n > 0) {
 			pthread_mutex_unlock(&evd->lock);
 			sd_drive(eps, n, NULL);
@@ -558,6 +561,13 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 			   DCNT_EVD_DEQUEUE_NOT_FOUND);
 	}
 	pthread_mutex_unlock(&evd->lock);
+	/*
+	 * Only other threads fill this EVD (the engine: connection events,
+	 * requests; or it has too many EPs to move): a consumer polling it in
+	 * a loop must not keep them from the CPU when cores are few.
+	 */
+	if (yield && DAT_GET_TYPE(ret) == DAT_QUEUE_EMPTY)
+		sched_yield();
 	return ret;
 }
 

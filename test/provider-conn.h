@@ -28,7 +28,7 @@ struct sdt_node {
 	DAT_RMR_CONTEXT	rctx;
 };
 
-/* Creates the objects of @n on @ia; @attr NULL for defaults. */
+/* Creates the objects of @n on @ia; @attr NULL for deep queues (128). */
 void sdt_node_init(struct sdt_node *n, DAT_IA_HANDLE ia, const DAT_EP_ATTR *attr,
 		   size_t buflen);
 /* Frees what sdt_node_init made (and a PSP). */

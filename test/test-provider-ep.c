@@ -20,12 +20,31 @@
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 
+/*
+ * The tests' EP when they ask for none: queues deeper than the provider's
+ * defaults (OFED's 16), for the tests that post bursts.
+ */
+static const DAT_EP_ATTR deep_attr = {
+	.service_type = DAT_SERVICE_TYPE_RC,
+	.qos = DAT_QOS_BEST_EFFORT,
+	.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG,
+	.request_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG,
+	.max_recv_dtos = 128,
+	.max_request_dtos = 128,
+	.max_recv_iov = 8,
+	.max_request_iov = 8,
+	.srq_soft_hw = DAT_HW_DEFAULT,
+};
+
 void sdt_node_init(struct sdt_node *n, DAT_IA_HANDLE ia, const DAT_EP_ATTR *attr,
 		   size_t buflen)
 {
 	DAT_REGION_DESCRIPTION rd;
 	DAT_VLEN rlen;
 	DAT_VADDR raddr;
+
+	if (attr == NULL)
+		attr = &deep_attr;
 
 	memset(n, 0, sizeof(*n));
 	n->ia = ia;
