@@ -128,10 +128,12 @@ $(PROV_LINKS): $(PROV_LIB)
 	$(Q)ln -sf $(notdir $<) $@
 
 # ---------------------------------------------------------------------------
-# Tests: one runner, test/runner.c plus every test/test-*.c, and the fake
+# Tests: one runner, test/runner.c plus every test/test-*.c and the helpers
+# they share (test/provider-util.c, test/provider-ud.c), and the fake
 # providers the registry tests load.
 
-TEST_SRCS	:= test/runner.c test/provider-util.c $(wildcard test/test-*.c)
+TEST_SRCS	:= test/runner.c test/provider-util.c test/provider-ud.c \
+		   $(wildcard test/test-*.c)
 TEST_OBJS	:= $(TEST_SRCS:%.c=$(O)/%.o)
 TEST_BIN	:= $(O)/test/run-tests
 

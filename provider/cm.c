@@ -68,15 +68,30 @@ static uint8_t drain_buf[65536];
 static void poll_cb(uv_poll_t *p, int status, int events);
 static void sock_linger(struct sd_sock *sock);
 
-/* Engine: SD_CM_TIMEOUT_MS, or the environment's, read once. */
+/*
+ * Engine: SD_CM_TIMEOUT_MS, or the environment's, read once. A value that
+ * is not a whole positive number of milliseconds is refused with a message
+ * ("20s" would otherwise read as 20).
+ */
 static uint64_t cm_timeout_ms(void)
 {
 	static uint64_t ms;
 
 	if (ms == 0) {
 		const char *s = getenv("SOFTDAPL_CM_TIMEOUT_MS");
-		long v = s != NULL ? strtol(s, NULL, 10) : 0;
+		char *end = NULL;
+		long v = 0;
 
+		if (s != NULL && *s != '\0') {
+			errno = 0;
+			v = strtol(s, &end, 10);
+			if (errno != 0 || *end != '\0' || v <= 0) {
+				sd_log("SOFTDAPL_CM_TIMEOUT_MS=%s: not a positive "
+				       "number of milliseconds; using %d", s,
+				       SD_CM_TIMEOUT_MS);
+				v = 0;
+			}
+		}
 		ms = v > 0 ? (uint64_t)v : SD_CM_TIMEOUT_MS;
 	}
 	return ms;

@@ -613,67 +613,56 @@ static void swap_ref(struct sd_evd **slot, struct sd_evd *to)
 	*slot = to;
 }
 
-#define EP_FIELDS_SPECIFIC (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | \
-	DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR | \
-	DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR | \
-	DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR)
-
-DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
-				const DAT_EP_PARAM *p)
+/* dat_ep_modify's checks and copy that need no EP, shared with ud.c (ep.h). */
+DAT_RETURN sd_ep_modify_args(struct sd_ia *ia, DAT_EP_PARAM_MASK mask,
+			     const DAT_EP_PARAM *p, struct sd_pz **pz)
 {
 	const DAT_EP_PARAM_MASK fixed = DAT_EP_FIELD_IA_HANDLE |
 		DAT_EP_FIELD_EP_STATE | DAT_EP_FIELD_COMM |
 		DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR | DAT_EP_FIELD_LOCAL_PORT_QUAL |
 		DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR |
 		DAT_EP_FIELD_REMOTE_PORT_QUAL | DAT_EP_FIELD_SRQ_HANDLE;
-	struct sd_ep *ep = sd_ep_from_handle(h);
-	struct sd_evd *recv_evd, *req_evd, *conn_evd;
-	struct sd_pz *pz = NULL;
-	struct sd_ia *ia;
-	DAT_EP_ATTR a;
-	DAT_RETURN ret = DAT_SUCCESS;
-	bool bad, requeue;
 
-	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	*pz = NULL;
 	if (p == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (mask & fixed || mask & ~DAT_EP_FIELD_ALL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	ia = ep->obj.ia;
 	if (mask & DAT_EP_FIELD_PZ_HANDLE && p->pz_handle != DAT_HANDLE_NULL) {
 		struct sd_obj *o = sd_obj_check(p->pz_handle, SD_MAGIC_PZ);
 
 		if (o == NULL || o->ia != ia)
 			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-		pz = sd_container_of(o, struct sd_pz, obj);
+		*pz = sd_container_of(o, struct sd_pz, obj);
 	}
-	recv_evd = sd_evd_arg(p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
-	if (bad && mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	req_evd = sd_evd_arg(p->request_evd_handle, DAT_EVD_DTO_FLAG, &bad);
-	if (bad && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	conn_evd = sd_evd_arg(p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG, &bad);
-	if (bad && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN sd_ep_modify_attr_check(DAT_EP_PARAM_MASK mask,
+				   const DAT_EP_ATTR *in,
+				   DAT_SERVICE_TYPE service)
+{
 	if (mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE &&
-	    p->ep_attr.service_type != DAT_SERVICE_TYPE_RC)
+	    in->service_type != service)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	/* None exist: only "none" can be asked for. */
 	if ((mask & (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR |
 		     DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR) &&
-	     p->ep_attr.ep_transport_specific_count != 0) ||
+	     in->ep_transport_specific_count != 0) ||
 	    (mask & (DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR |
 		     DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR) &&
-	     p->ep_attr.ep_provider_specific_count != 0))
+	     in->ep_provider_specific_count != 0))
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (mask & DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW &&
+	    in->srq_soft_hw < 0 && in->srq_soft_hw != DAT_WATERMARK_INFINITE)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return DAT_SUCCESS;
+}
 
-	/* ia->lock for the references, then ep->lock (the lock order). */
-	pthread_mutex_lock(&ia->lock);
-	pthread_mutex_lock(&ep->lock);
-	a = ep->attr;
-#define TAKE(bit, field) if (mask & (bit)) a.field = p->ep_attr.field
+void sd_ep_attr_take(DAT_EP_ATTR *a, DAT_EP_PARAM_MASK mask,
+		     const DAT_EP_ATTR *in)
+{
+#define TAKE(bit, field) if (mask & (bit)) a->field = in->field
 	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, max_message_size);
 	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, max_rdma_size);
 	TAKE(DAT_EP_FIELD_EP_ATTR_QOS, qos);
@@ -689,6 +678,48 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV, max_rdma_read_iov);
 	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV, max_rdma_write_iov);
 #undef TAKE
+}
+
+#define EP_FIELDS_SPECIFIC (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | \
+	DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR | \
+	DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR | \
+	DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR)
+
+DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
+				const DAT_EP_PARAM *p)
+{
+	struct sd_ep *ep = sd_ep_from_handle(h);
+	struct sd_evd *recv_evd, *req_evd, *conn_evd;
+	struct sd_pz *pz;
+	struct sd_ia *ia;
+	DAT_EP_ATTR a;
+	DAT_RETURN ret;
+	bool bad, requeue;
+
+	if (ep == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ia = ep->obj.ia;
+	ret = sd_ep_modify_args(ia, mask, p, &pz);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	recv_evd = sd_evd_arg(p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+	if (bad && mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
+	req_evd = sd_evd_arg(p->request_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+	if (bad && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	conn_evd = sd_evd_arg(p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG, &bad);
+	if (bad && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
+	ret = sd_ep_modify_attr_check(mask, &p->ep_attr, DAT_SERVICE_TYPE_RC);
+	if (ret != DAT_SUCCESS)
+		return ret;
+
+	/* ia->lock for the references, then ep->lock (the lock order). */
+	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&ep->lock);
+	a = ep->attr;
+	sd_ep_attr_take(&a, mask, &p->ep_attr);
 	attr_defaults(&a);
 	if (!attr_ok(&a, ep->srq != NULL)) {
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);

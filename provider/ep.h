@@ -136,8 +136,8 @@ enum sd_tx_kind {
  * Frames chosen to go out, oldest first, written together with one
  * sendmsg (tx.c, "Batching"): at most SD_TX_BATCH, and SD_TX_IOV iovecs.
  */
-#define SD_TX_BATCH	16
-#define SD_TX_IOV	64
+#define SD_TX_BATCH	32
+#define SD_TX_IOV	128
 
 struct sd_txf {
 	uint8_t		kind;		/* enum sd_tx_kind */
@@ -183,7 +183,7 @@ enum sd_rx_state {
  * Bytes read from the socket ahead of the frame being handled: a header
  * and what follows it arrive with one recv (rx.c, "Staging").
  */
-#define SD_RX_STAGE	1024
+#define SD_RX_STAGE	4096
 
 /*
  * Receive state; under ep->lock, driven by whichever thread holds it (the
@@ -307,13 +307,14 @@ void sd_drive_put(struct sd_ep **eps, unsigned n);
 void sd_tx_defer(struct sd_ep *ep);
 
 /*
- * Parking. The engine keeps polling every socket for input, but when
- * consumers read one first (it was readable, the engine found nothing:
- * twice running), polling it only wakes the engine for nothing and takes
- * the CPU from the consumer. The engine parks it: stops polling it for
+ * Parking. The engine keeps polling every socket for input, but where a
+ * consumer moves the EP (ep->driven: it did since the engine last looked)
+ * or reads first (readable, and the engine found nothing, twice running),
+ * the engine reading it only races the consumer, and its wake-ups take
+ * the CPU from it. The engine parks the socket: stops polling it for
  * input (EOF still) until the next tick, when it polls again. A consumer
- * that stops reading so leaves its frames to the engine within a tick.
- * Engine, ep->lock held.
+ * that stops moving the EP so leaves its frames to the engine within one
+ * or two ticks. Engine, ep->lock held.
  */
 void sd_progress_park(struct sd_ep *ep);
 
@@ -335,8 +336,10 @@ uint64_t sd_spin_get(void);
 void sd_spin_put(void);
 
 /*
- * Polls of consumers (dat_evd_dequeue finding nothing, a waiter's spin):
- * a count that changes while a consumer spins. Any thread, relaxed.
+ * Polls of consumers (each dat_evd_dequeue, each round of a waiter's
+ * spin): a count that changes while a consumer is at work, when the
+ * engine had better not spin for frames itself (engine.c). Any thread,
+ * relaxed.
  */
 extern unsigned long sd_polls;
 static inline void sd_polled(void)
@@ -402,6 +405,7 @@ struct sd_ep {
 	struct sd_list	park_node;	/* engine: parked (progress.c) */
 	bool		parked;		/* engine, lock: not polled for input */
 	uint8_t		eng_miss;	/* engine: readable, found nothing */
+	bool		driven;		/* lock: a consumer moved it (progress.c) */
 	struct sd_list	srq_node;	/* srq->lock: waiting for SRQ buffers */
 	bool		srq_waiting;	/* srq->lock */
 
@@ -442,6 +446,42 @@ const char *sd_ep_state_name(DAT_EP_STATE s);
 
 /* DAT_INVALID_STATE with the subtype of @ep's state. ep->lock. */
 DAT_RETURN sd_ep_bad_state(const struct sd_ep *ep);
+
+/*
+ * dat_ep_modify's argument checks that need no EP, the same for RC EPs
+ * (sd_ep_modify) and UD EPs (ud.c ud_ep_modify), which call them in this
+ * order after checking the EP handle:
+ *
+ *   - sd_ep_modify_args: a NULL @p (DAT_INVALID_PARAMETER,
+ *     DAT_INVALID_ARG3); in @mask a field that cannot be modified (the
+ *     IA, state, communicator, addresses, port qualifiers and SRQ) or a
+ *     bit outside DAT_EP_FIELD_ALL (DAT_INVALID_ARG2); and, when @mask
+ *     names it, the PZ, which must be a live PZ of @ia or NULL
+ *     (DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ). *@pz is the PZ named
+ *     (NULL when @mask does not name one). @p's handles are read only
+ *     for the fields @mask names.
+ *   - sd_ep_modify_attr_check, after the caller's EVD checks: the fields
+ *     of @in that @mask names and that need no EP: the service type must
+ *     be @service (an EP cannot change its service), the transport- and
+ *     provider-specific counts 0 (none exist), srq_soft_hw >= 0 or
+ *     DAT_WATERMARK_INFINITE; else DAT_INVALID_PARAMETER
+ *     (DAT_INVALID_ARG3).
+ *
+ * Both return DAT_SUCCESS or the error to return. Any thread, no lock.
+ */
+DAT_RETURN sd_ep_modify_args(struct sd_ia *ia, DAT_EP_PARAM_MASK mask,
+			     const DAT_EP_PARAM *p, struct sd_pz **pz);
+DAT_RETURN sd_ep_modify_attr_check(DAT_EP_PARAM_MASK mask,
+				   const DAT_EP_ATTR *in,
+				   DAT_SERVICE_TYPE service);
+
+/*
+ * Copies into @a the attributes of @in that @mask names, of those
+ * dat_ep_modify may change (DAT_EP_FIELD_EP_ATTR_*, the service type and
+ * the specific attributes excepted); the caller then checks the result.
+ */
+void sd_ep_attr_take(DAT_EP_ATTR *a, DAT_EP_PARAM_MASK mask,
+		     const DAT_EP_ATTR *in);
 
 /*
  * The one transition function: logs "ep %p A => B (why)". Entering
@@ -627,6 +667,16 @@ struct sd_sp *sd_sp_find(struct sd_ia *ia, DAT_CONN_QUAL conn_qual);
  */
 int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 		  const struct sd_cm_msg *hello, const uint8_t *pdata);
+
+/*
+ * Fills @e (zeroed first) as the arrival of request @cr at service point
+ * @sp, event number @num: DAT_CONNECTION_REQUEST_EVENT (psp.c), or
+ * DAT_IB_UD_CONNECTION_REQUEST_EVENT, whose extension data the caller
+ * adds (udcm.c). The event names @sp's IA address and conn_qual, and is
+ * never truncated. Any thread; no lock (@sp's fields read are const).
+ */
+void sd_sp_cr_event(DAT_EVENT *e, DAT_EVENT_NUMBER num, struct sd_sp *sp,
+		    DAT_CR_HANDLE cr);
 
 enum sd_cr_action {
 	SD_CR_PENDING,

@@ -532,13 +532,13 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	if (event == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 
+	sd_polled();	/* a consumer is at work: the engine need not spin */
 	pthread_mutex_lock(&evd->lock);
 	if (evd->count == 0 && !evd->overflowed && evd->waiters == 0) {
 		/* Nothing yet: move this EVD's EPs, then look again. */
 		struct sd_ep *eps[SD_DRIVE_MAX];
 		unsigned n = sd_drive_collect(evd, eps);
 
-		sd_polled();
 		yield = n == 0;
 		if (n > 0) {
 			pthread_mutex_unlock(&evd->lock);

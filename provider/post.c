@@ -755,9 +755,17 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	/* dat_ep_set_watermark: one more buffer held. */
 	if (ep->soft_armed || ep->hard_armed)
 		(void)sd_ep_check_watermarks(ep, 0);
-	/* The engine stopped reading for want of a buffer: resume it. */
-	if (ep->sock != NULL && ep->rx.state == SD_RX_BUF)
-		sd_engine_submit(&ep->io_cmd);
+	/*
+	 * A message was waiting for a buffer (RNR): place it now, and have
+	 * the engine poll the socket for input again.
+	 */
+	if (ep->sock != NULL && ep->rx.state == SD_RX_BUF) {
+		sd_rx_progress(ep);
+		if (ep->sock != NULL) {
+			sd_tx_progress(ep);
+			sd_engine_submit(&ep->io_cmd);
+		}
+	}
 out:
 	pthread_mutex_unlock(&ep->lock);
 	return ret;

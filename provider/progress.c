@@ -99,8 +99,9 @@ static void drive_one(struct sd_ep *ep)
 {
 	uint32_t before = ep->rx.executed;
 
-	if (ep->rx.state != SD_RX_BUF)
-		sd_rx_progress(ep);
+	ep->driven = true;
+	/* In RNR this only looks for a receive posted meanwhile. */
+	sd_rx_progress(ep);
 	if (ep->sock == NULL)
 		return;
 	ep->tx.ack_hold = ep->rx.executed != before &&

@@ -247,6 +247,21 @@ static bool evd_has_room(struct sd_evd *evd)
 	return room;
 }
 
+/* A request's arrival event (ep.h); udcm.c's UD requests use it too. */
+void sd_sp_cr_event(DAT_EVENT *e, DAT_EVENT_NUMBER num, struct sd_sp *sp,
+		    DAT_CR_HANDLE cr)
+{
+	DAT_CR_ARRIVAL_EVENT_DATA *a = &e->event_data.cr_arrival_event_data;
+
+	memset(e, 0, sizeof(*e));
+	e->event_number = num;
+	a->sp_handle.psp_handle = (DAT_PSP_HANDLE)sp;
+	a->local_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&sp->obj.ia->addr.ss;
+	a->conn_qual = sp->conn_qual;
+	a->cr_handle = cr;
+	a->truncate_flag = DAT_FALSE;
+}
+
 /*
  * Engine: the HELLO on @sock asks for @sp. Makes the CR (and, for a PSP
  * with DAT_PSP_PROVIDER_FLAG, the EP), moves an RSP's EP to
@@ -319,14 +334,7 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 	sd_list_add_tail(&ia->crs, &cr->obj.node);
 	pthread_mutex_unlock(&ia->lock);
 
-	memset(&e, 0, sizeof(e));
-	e.event_number = DAT_CONNECTION_REQUEST_EVENT;
-	e.event_data.cr_arrival_event_data.sp_handle.psp_handle = (DAT_HANDLE)sp;
-	e.event_data.cr_arrival_event_data.local_ia_address_ptr =
-		(DAT_IA_ADDRESS_PTR)&ia->addr.ss;
-	e.event_data.cr_arrival_event_data.conn_qual = sp->conn_qual;
-	e.event_data.cr_arrival_event_data.cr_handle = (DAT_CR_HANDLE)cr;
-	e.event_data.cr_arrival_event_data.truncate_flag = DAT_FALSE;
+	sd_sp_cr_event(&e, DAT_CONNECTION_REQUEST_EVENT, sp, (DAT_CR_HANDLE)cr);
 	pthread_mutex_lock(&sp->lock);
 	/*
 	 * DAT 2.0 dat_psp_create: "Consumers can control the size of backlog

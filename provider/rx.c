@@ -688,8 +688,16 @@ void sd_ep_io(struct sd_ep *ep, int status, int events)
 	}
 	if (ep->sock == NULL)
 		return;
-	if (events & UV_READABLE || status < 0 ||
-	    (ep->parked && events & UV_DISCONNECT)) {
+	if (events == UV_READABLE && status == 0 && ep->driven &&
+	    ep->rx.state != SD_RX_BUF) {
+		/*
+		 * A consumer moved this EP since the last tick: leave the
+		 * input to it until the next (progress.c, "Parking").
+		 */
+		ep->driven = false;
+		sd_progress_park(ep);
+	} else if (events & UV_READABLE || status < 0 ||
+		   (ep->parked && events & UV_DISCONNECT)) {
 		/* Twice nothing: consumers read it first (progress.c). */
 		if (sd_rx_progress(ep)) {
 			ep->eng_miss = 0;

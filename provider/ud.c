@@ -1321,11 +1321,6 @@ static void ud_swap_ref(struct sd_evd **slot, struct sd_evd *to)
 	*slot = to;
 }
 
-#define UD_FIELDS_FIXED (DAT_EP_FIELD_IA_HANDLE | DAT_EP_FIELD_EP_STATE | \
-	DAT_EP_FIELD_COMM | DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR | \
-	DAT_EP_FIELD_LOCAL_PORT_QUAL | DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR | \
-	DAT_EP_FIELD_REMOTE_PORT_QUAL | DAT_EP_FIELD_SRQ_HANDLE)
-
 /*
  * dat_ep_modify on a UD EP: ep.c's rules (sd_ep_modify) carried over to
  * the states a UD EP has.
@@ -1363,10 +1358,12 @@ static void ud_swap_ref(struct sd_evd **slot, struct sd_evd *to)
  * EVD_REQUEST, EVD_CONN for fields in @mask), DAT_INVALID_PARAMETER
  * (ARG3 for a NULL @p, ARG2, ARG3), DAT_INVALID_STATE, then
  * DAT_INSUFFICIENT_RESOURCES (DAT_RESOURCE_MEMORY) when new queues cannot
- * be allocated; a failed call changes nothing. Handles in @p are read
- * only for the fields @mask names. Any consumer thread, no lock held:
- * takes ia->lock (EVD and PZ references), then ep->lock. Allocates (the
- * queues), but not on the data path.
+ * be allocated; a failed call changes nothing. The checks that need no
+ * EP, and the copy of the masked attributes, are ep.c's own
+ * (sd_ep_modify_args, sd_ep_modify_attr_check, sd_ep_attr_take).
+ * Handles in @p are read only for the fields @mask names. Any consumer
+ * thread, no lock held: takes ia->lock (EVD and PZ references), then
+ * ep->lock. Allocates (the queues), but not on the data path.
  */
 static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 				       const DAT_EP_PARAM *p)
@@ -1375,26 +1372,18 @@ static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	struct sd_evd *recv_evd = NULL, *req_evd = NULL, *conn_evd = NULL;
 	struct sd_ud_dest *dest = NULL;
 	struct sd_wq sq, rq;
-	struct sd_pz *pz = NULL;
-	DAT_RETURN ret = DAT_SUCCESS;
+	struct sd_pz *pz;
+	DAT_RETURN ret;
 	DAT_EP_ATTR in, a;
 	struct sd_ia *ia;
 	bool bad, requeue;
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (mask & UD_FIELDS_FIXED || mask & ~DAT_EP_FIELD_ALL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	ia = ep->obj.ia;
-	if (mask & DAT_EP_FIELD_PZ_HANDLE && p->pz_handle != DAT_HANDLE_NULL) {
-		struct sd_obj *o = sd_obj_check(p->pz_handle, SD_MAGIC_PZ);
-
-		if (o == NULL || o->ia != ia)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-		pz = sd_container_of(o, struct sd_pz, obj);
-	}
+	ret = sd_ep_modify_args(ia, mask, p, &pz);
+	if (ret != DAT_SUCCESS)
+		return ret;
 	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE) {
 		recv_evd = evd_arg(ia, p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
 		if (bad)
@@ -1411,41 +1400,16 @@ static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		if (bad)
 			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	}
-	if (mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE &&
-	    p->ep_attr.service_type != (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if ((mask & (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR |
-		     DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR) &&
-	     p->ep_attr.ep_transport_specific_count != 0) ||
-	    (mask & (DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR |
-		     DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR) &&
-	     p->ep_attr.ep_provider_specific_count != 0))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (mask & DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW &&
-	    p->ep_attr.srq_soft_hw < 0 &&
-	    p->ep_attr.srq_soft_hw != DAT_WATERMARK_INFINITE)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = sd_ep_modify_attr_check(mask, &p->ep_attr,
+				      (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD);
+	if (ret != DAT_SUCCESS)
+		return ret;
 
 	/* ia->lock for the references, then ep->lock (the lock order). */
 	pthread_mutex_lock(&ia->lock);
 	pthread_mutex_lock(&ep->lock);
 	in = ep->attr;
-#define TAKE(bit, field) if (mask & (bit)) in.field = p->ep_attr.field
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, max_message_size);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, max_rdma_size);
-	TAKE(DAT_EP_FIELD_EP_ATTR_QOS, qos);
-	TAKE(DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, recv_completion_flags);
-	TAKE(DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, request_completion_flags);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, max_recv_dtos);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS, max_request_dtos);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, max_recv_iov);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV, max_request_iov);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN, max_rdma_read_in);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT, max_rdma_read_out);
-	TAKE(DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW, srq_soft_hw);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV, max_rdma_read_iov);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV, max_rdma_write_iov);
-#undef TAKE
+	sd_ep_attr_take(&in, mask, &p->ep_attr);
 	if (!ud_attr(&in, &a)) {
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		goto out;

@@ -1082,14 +1082,9 @@ static int cr_offer(struct ud_sp *u, struct sd_ud_cr *cr)
 	sd_list_add_tail(&ia->ud_crs, &cr->obj.node);
 	pthread_mutex_unlock(&ia->lock);
 
-	memset(&e, 0, sizeof(e));
-	e.event_number = (DAT_EVENT_NUMBER)DAT_IB_UD_CONNECTION_REQUEST_EVENT;
-	e.event_data.cr_arrival_event_data.sp_handle.psp_handle = (DAT_PSP_HANDLE)sp;
-	e.event_data.cr_arrival_event_data.local_ia_address_ptr =
-		(DAT_IA_ADDRESS_PTR)&ia->addr.ss;
-	e.event_data.cr_arrival_event_data.conn_qual = u->port;
-	e.event_data.cr_arrival_event_data.cr_handle = (DAT_CR_HANDLE)cr;
-	e.event_data.cr_arrival_event_data.truncate_flag = DAT_FALSE;
+	/* u->ia and u->port are @sp's IA and conn_qual. */
+	sd_sp_cr_event(&e, (DAT_EVENT_NUMBER)DAT_IB_UD_CONNECTION_REQUEST_EVENT,
+		       sp, (DAT_CR_HANDLE)cr);
 	x = (DAT_IB_EXTENSION_EVENT_DATA *)e.event_extension_data;
 	x->type = DAT_IB_UD_CONNECT_REQUEST;
 	x->status = DAT_OP_SUCCESS;

@@ -2,8 +2,9 @@
 /*
  * Helpers for the EP, DTO and SRQ tests (test-provider-ep.c defines
  * them): one side of a connection with its objects and a registered
- * buffer, connecting two sides over loopback, and waiting for events.
- * Every helper fails the test on an unexpected result.
+ * buffer, connecting two sides over loopback, an EP's state, a port
+ * nobody listens on, and waiting for events. Every helper fails the test
+ * on an unexpected result.
  */
 #ifndef TEST_PROVIDER_CONN_H
 #define TEST_PROVIDER_CONN_H
@@ -43,6 +44,19 @@ void sdt_disconnect(struct sdt_node *a, struct sdt_node *b);
 /* The IA's address (ia_query), with @port. */
 void sdt_ia_addr(DAT_IA_HANDLE ia, struct sockaddr_storage *ss);
 
+/*
+ * dat_ep_connect of @ep (on @ia) to the service point at @port of @ia's
+ * own address, with @timeout, no private data and the default flags.
+ */
+void sdt_connect_to(DAT_IA_HANDLE ia, DAT_EP_HANDLE ep, DAT_CONN_QUAL port,
+		    DAT_TIMEOUT timeout);
+
+/* The state of @ep (dat_ep_get_status). */
+DAT_EP_STATE sdt_ep_state(DAT_EP_HANDLE ep);
+
+/* A loopback TCP port nobody listens on: bound, then closed. */
+uint16_t sdt_dead_port(void);
+
 /* Waits up to @ms for one event of @evd; fails the test on timeout. */
 DAT_EVENT sdt_wait(DAT_EVD_HANDLE evd, int ms);
 /* True if an event is queued (dequeued into @ev). */
@@ -55,6 +69,17 @@ DAT_DTO_COMPLETION_EVENT_DATA sdt_expect_dto(DAT_EVD_HANDLE evd,
 					     DAT_DTOS op, uint64_t cookie);
 /* Asserts that @evd stays empty for @ms. */
 void sdt_expect_none(DAT_EVD_HANDLE evd, int ms);
+/*
+ * Waits for a DAT_CONNECTION_REQUEST_EVENT on @evd; returns its CR (and
+ * the event's data in *@out unless @out is NULL).
+ */
+DAT_CR_HANDLE sdt_expect_cr(DAT_EVD_HANDLE evd, DAT_CR_ARRIVAL_EVENT_DATA *out);
+/*
+ * Waits for a watermark event (the provider's SD_EVENT_WATERMARK,
+ * DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR) about @h with @reason on the
+ * async EVD @evd.
+ */
+void sdt_expect_watermark(DAT_EVD_HANDLE evd, DAT_HANDLE h, DAT_COUNT reason);
 
 /* A triplet of @n's buffer. */
 DAT_LMR_TRIPLET sdt_iov(const struct sdt_node *n, size_t off, size_t len);

@@ -35,14 +35,6 @@
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 
-static DAT_EP_STATE ep_state(DAT_EP_HANDLE ep)
-{
-	DAT_EP_STATE s;
-
-	ASSERT_OK(dat_ep_get_status(ep, &s, NULL, NULL));
-	return s;
-}
-
 static DAT_DTO_COOKIE ck(uint64_t v)
 {
 	DAT_DTO_COOKIE c;
@@ -56,46 +48,14 @@ static DAT_RETURN bad_state(DAT_RETURN_SUBTYPE sub)
 	return ERR(DAT_INVALID_STATE, sub);
 }
 
-/* Waits for a connection request on @evd and returns its CR. */
-static DAT_CR_HANDLE expect_cr(DAT_EVD_HANDLE evd, DAT_CR_ARRIVAL_EVENT_DATA *out)
-{
-	DAT_EVENT ev = sdt_wait(evd, 10000);
-
-	ASSERT_EQ(ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
-	if (out)
-		*out = ev.event_data.cr_arrival_event_data;
-	return ev.event_data.cr_arrival_event_data.cr_handle;
-}
-
 /* Starts @cli's connect to @srv's PSP (made if needed); no accept. */
 static void start_connect(struct sdt_node *cli, struct sdt_node *srv,
 			  DAT_TIMEOUT timeout)
 {
-	struct sockaddr_storage ss;
-
 	if (srv->psp == NULL)
 		ASSERT_OK(dat_psp_create_any(srv->ia, &srv->port, srv->cr_evd,
 					     DAT_PSP_CONSUMER_FLAG, &srv->psp));
-	sdt_ia_addr(cli->ia, &ss);
-	ASSERT_OK(dat_ep_connect(cli->ep, (DAT_IA_ADDRESS_PTR)&ss, srv->port,
-				 timeout, 0, NULL, DAT_QOS_BEST_EFFORT,
-				 DAT_CONNECT_DEFAULT_FLAG));
-}
-
-/* A loopback port nobody listens on: bound, then closed. */
-static uint16_t dead_port(void)
-{
-	struct sockaddr_in sin;
-	socklen_t sl = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ASSERT_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
-	ASSERT_OK(getsockname(fd, (struct sockaddr *)&sin, &sl));
-	close(fd);
-	return ntohs(sin.sin_port);
+	sdt_connect_to(cli->ia, cli->ep, srv->port, timeout);
 }
 
 /*
@@ -130,16 +90,6 @@ static struct sockaddr_in sin_of(const char *ip, uint16_t port)
 	sin.sin_port = htons(port);
 	ASSERT_EQ(inet_pton(AF_INET, ip, &sin.sin_addr), 1);
 	return sin;
-}
-
-/* Waits for an event on the async EVD @evd with @reason about @h. */
-static void expect_watermark(DAT_EVD_HANDLE evd, DAT_HANDLE h, DAT_COUNT reason)
-{
-	DAT_EVENT ev = sdt_wait(evd, 10000);
-
-	ASSERT_EQ(ev.event_number, DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR);
-	ASSERT_PTR_EQ(ev.event_data.asynch_error_event_data.dat_handle, h);
-	ASSERT_EQ(ev.event_data.asynch_error_event_data.reason, reason);
 }
 
 /* ---- a requester by hand (provider/proto.h) ---------------------- */
@@ -295,10 +245,10 @@ static void raw_hold_passive(struct raw *r, struct sdt_node *srv)
 		ASSERT_OK(dat_psp_create_any(srv->ia, &srv->port, srv->cr_evd,
 					     DAT_PSP_CONSUMER_FLAG, &srv->psp));
 	raw_hello(r, srv->ia, srv->port);
-	cr = expect_cr(srv->cr_evd, NULL);
+	cr = sdt_expect_cr(srv->cr_evd, NULL);
 	ASSERT_OK(dat_cr_accept(cr, srv->ep, 0, NULL));
 	ASSERT_EQ(raw_answer(r), SD_CM_ACCEPT);
-	ASSERT_EQ(ep_state(srv->ep), DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+	ASSERT_EQ(sdt_ep_state(srv->ep), DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
 }
 
 /* @srv's EP connected to a raw requester (RTU sent). */
@@ -322,7 +272,7 @@ static void hold_disconnect_pending(struct raw *r, struct sdt_node *x,
 	raw_connected(r, x);
 	ASSERT_OK(dat_ep_post_send(x->ep, 1, &t, ck(900), 0));
 	ASSERT_OK(dat_ep_disconnect(x->ep, DAT_CLOSE_GRACEFUL_FLAG));
-	ASSERT_EQ(ep_state(x->ep), DAT_EP_STATE_DISCONNECT_PENDING);
+	ASSERT_EQ(sdt_ep_state(x->ep), DAT_EP_STATE_DISCONNECT_PENDING);
 }
 
 /* The requester answers: its DISCONNECT acks the message; both end. */
@@ -386,7 +336,7 @@ TEST_IMPL(provider_conn2_psp_provider_ep)
 		ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, port,
 					 DAT_TIMEOUT_INFINITE, 3, hi,
 					 DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
-		cr = expect_cr(s.cr_evd, NULL);
+		cr = sdt_expect_cr(s.cr_evd, NULL);
 		ASSERT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp));
 		pep = crp.local_ep_handle;
 		ASSERT_NOT_NULL(pep);
@@ -426,7 +376,7 @@ TEST_IMPL(provider_conn2_psp_provider_ep)
 		}
 		/* dat_ep_modify configures it: TENTATIVE_CONNECTION_PENDING. */
 		configure(pep, &s);
-		ASSERT_EQ(ep_state(pep), DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
+		ASSERT_EQ(sdt_ep_state(pep), DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
 		ASSERT_DAT_EQ(dat_ep_free(pep),
 			      bad_state(DAT_INVALID_STATE_EP_TENTCONNPENDING));
 		if (round == 2) {
@@ -438,7 +388,7 @@ TEST_IMPL(provider_conn2_psp_provider_ep)
 		ASSERT_OK(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
 		sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
 		sdt_expect_conn(s.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
-		ASSERT_EQ(ep_state(pep), DAT_EP_STATE_CONNECTED);
+		ASSERT_EQ(sdt_ep_state(pep), DAT_EP_STATE_CONNECTED);
 		/* Data flows on it. */
 		s.ep = pep;
 		ASSERT_OK(sdt_recv(&s, 0, 16, 1));
@@ -485,10 +435,10 @@ TEST_IMPL(provider_conn2_timed_out_then_accept)
 	sdt_node_init(&s, ia, NULL, 4096);
 	ASSERT_OK(sdt_recv(&c, 0, 16, 5));
 	start_connect(&c, &s, 300 * 1000);
-	cr = expect_cr(s.cr_evd, NULL);
-	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	cr = sdt_expect_cr(s.cr_evd, NULL);
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT);
-	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
 	sdt_expect_dto(c.recv_evd, DAT_DTO_ERR_FLUSHED, DAT_DTO_RECEIVE, 5);
 	/* Only the connection EVD heard of it. */
 	sdt_expect_none(c.req_evd, 0);
@@ -496,7 +446,7 @@ TEST_IMPL(provider_conn2_timed_out_then_accept)
 
 	ASSERT_OK(dat_cr_accept(cr, s.ep, 0, NULL));
 	sdt_expect_conn(s.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
-	ASSERT_EQ(ep_state(s.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(s.ep), DAT_EP_STATE_DISCONNECTED);
 	sdt_expect_none(c.conn_evd, 50);
 
 	/* Both go again after a reset. */
@@ -540,7 +490,7 @@ TEST_IMPL(provider_conn2_timed_out_backlog)
 				 200 * 1000, 0, NULL, DAT_QOS_BEST_EFFORT,
 				 DAT_CONNECT_DEFAULT_FLAG));
 	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT);
-	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
 	for (i = 0; i < 8; i++)
 		close(fill[i]);
 	close(lfd);
@@ -614,7 +564,7 @@ TEST_IMPL(provider_conn2_unreachable)
 				 DAT_TIMEOUT_INFINITE, 0, NULL,
 				 DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
 	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_UNREACHABLE);
-	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
 	sdt_expect_dto(c.recv_evd, DAT_DTO_ERR_FLUSHED, DAT_DTO_RECEIVE, 3);
 	sdt_expect_none(c.req_evd, 0);
 	sdt_node_fini(&c);
@@ -685,7 +635,7 @@ TEST_IMPL(provider_conn2_connect_args)
 				     DAT_QOS_BEST_EFFORT, 0),
 		      ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
 	/* Nothing was started by any of these. */
-	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_UNCONNECTED);
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_UNCONNECTED);
 	sdt_expect_none(c.conn_evd, 0);
 
 	/* Not ready: no connection EVD. */
@@ -726,14 +676,14 @@ TEST_IMPL(provider_conn2_accept_completion_error)
 	raw_hold_passive(&r, &s);
 	raw_close(&r);
 	sdt_expect_conn(s.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
-	ASSERT_EQ(ep_state(s.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(s.ep), DAT_EP_STATE_DISCONNECTED);
 	sdt_expect_dto(s.recv_evd, DAT_DTO_ERR_FLUSHED, DAT_DTO_RECEIVE, 8);
 	ASSERT_OK(dat_ep_reset(s.ep));
 
 	/* Silent after the ACCEPT: the handshake timeout ends it. */
 	raw_hold_passive(&r, &s);
 	sdt_expect_conn(s.conn_evd, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
-	ASSERT_EQ(ep_state(s.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(s.ep), DAT_EP_STATE_DISCONNECTED);
 	/* The requester finds the connection closed. */
 	{
 		char b[64];
@@ -833,12 +783,12 @@ static void hold(struct held *t, DAT_IA_HANDLE ia, enum hold h)
 			ASSERT_OK(dat_ep_connect(t->peer.ep, (DAT_IA_ADDRESS_PTR)&ss,
 						 port, DAT_TIMEOUT_INFINITE, 0, NULL,
 						 DAT_QOS_BEST_EFFORT, 0));
-			t->cr = expect_cr(t->x.cr_evd, NULL);
+			t->cr = sdt_expect_cr(t->x.cr_evd, NULL);
 		}
 		break;
 	case H_ACTIVE:
 		start_connect(&t->x, &t->peer, DAT_TIMEOUT_INFINITE);
-		t->cr = expect_cr(t->peer.cr_evd, NULL);
+		t->cr = sdt_expect_cr(t->peer.cr_evd, NULL);
 		break;
 	case H_PASSIVE:
 		raw_hold_passive(&t->raw, &t->x);
@@ -855,14 +805,14 @@ static void hold(struct held *t, DAT_IA_HANDLE ia, enum hold h)
 	default:
 		break;
 	}
-	ASSERT_EQ(ep_state(t->x.ep), hold_state[h]);
+	ASSERT_EQ(sdt_ep_state(t->x.ep), hold_state[h]);
 }
 
 /* Ends what hold() started and frees everything. */
 static void unhold(struct held *t)
 {
 	if (t->h == H_DISC_PENDING && t->x.ep != DAT_HANDLE_NULL &&
-	    ep_state(t->x.ep) == DAT_EP_STATE_DISCONNECT_PENDING)
+	    sdt_ep_state(t->x.ep) == DAT_EP_STATE_DISCONNECT_PENDING)
 		release_disconnect_pending(&t->raw, &t->x);
 	if (t->cr != DAT_HANDLE_NULL)
 		(void)dat_cr_reject(t->cr, 0, NULL);
@@ -871,7 +821,7 @@ static void unhold(struct held *t)
 	raw_close(&t->raw);
 	/* Whatever it is now, free must work once it is not pending. */
 	if (t->x.ep != DAT_HANDLE_NULL) {
-		DAT_EP_STATE s = ep_state(t->x.ep);
+		DAT_EP_STATE s = sdt_ep_state(t->x.ep);
 
 		if (s == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)
 			sdt_expect_conn(t->x.conn_evd,
@@ -893,7 +843,7 @@ static void unhold(struct held *t)
 TEST_IMPL(provider_conn2_calls_by_state)
 {
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, NULL);
-	struct sockaddr_in to = sin_of("127.0.0.1", dead_port());
+	struct sockaddr_in to = sin_of("127.0.0.1", sdt_dead_port());
 	enum hold h;
 
 	for (h = 0; h < H_COUNT; h++) {
@@ -921,7 +871,7 @@ TEST_IMPL(provider_conn2_calls_by_state)
 			      h == H_UNCONNECTED ? DAT_SUCCESS :
 			      h == H_DISCONNECTED ? DAT_SUCCESS : sub_err);
 		if (h == H_DISCONNECTED) {
-			ASSERT_EQ(ep_state(t.x.ep), DAT_EP_STATE_UNCONNECTED);
+			ASSERT_EQ(sdt_ep_state(t.x.ep), DAT_EP_STATE_UNCONNECTED);
 			unhold(&t);
 			hold(&t, ia, h);
 		}
@@ -963,22 +913,22 @@ TEST_IMPL(provider_conn2_calls_by_state)
 		case H_DISC_PENDING:
 			/* Graceful again: no effect. Abrupt: ends it now. */
 			ASSERT_OK(dat_ep_disconnect(t.x.ep, DAT_CLOSE_GRACEFUL_FLAG));
-			ASSERT_EQ(ep_state(t.x.ep), DAT_EP_STATE_DISCONNECT_PENDING);
+			ASSERT_EQ(sdt_ep_state(t.x.ep), DAT_EP_STATE_DISCONNECT_PENDING);
 			ASSERT_OK(dat_ep_disconnect(t.x.ep, DAT_CLOSE_ABRUPT_FLAG));
-			ASSERT_EQ(ep_state(t.x.ep), DAT_EP_STATE_DISCONNECTED);
+			ASSERT_EQ(sdt_ep_state(t.x.ep), DAT_EP_STATE_DISCONNECTED);
 			sdt_expect_conn(t.x.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
 			sdt_expect_dto(t.x.req_evd, DAT_DTO_ERR_FLUSHED,
 				       DAT_DTO_SEND, 900);
 			break;
 		case H_DISCONNECTED:
 			ASSERT_OK(dat_ep_disconnect(t.x.ep, DAT_CLOSE_GRACEFUL_FLAG));
-			ASSERT_EQ(ep_state(t.x.ep), DAT_EP_STATE_DISCONNECTED);
+			ASSERT_EQ(sdt_ep_state(t.x.ep), DAT_EP_STATE_DISCONNECTED);
 			sdt_expect_none(t.x.conn_evd, 0);
 			break;
 		case H_ACTIVE:
 		case H_CONNECTED:
 			ASSERT_OK(dat_ep_disconnect(t.x.ep, DAT_CLOSE_ABRUPT_FLAG));
-			ASSERT_EQ(ep_state(t.x.ep), DAT_EP_STATE_DISCONNECTED);
+			ASSERT_EQ(sdt_ep_state(t.x.ep), DAT_EP_STATE_DISCONNECTED);
 			sdt_expect_conn(t.x.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
 			break;
 		default:
@@ -1009,7 +959,7 @@ TEST_IMPL(provider_conn2_free_by_state)
 		ASSERT_DAT_EQ(dat_ep_free(t.x.ep),
 			      refused ? bad_state(hold_sub[h]) : DAT_SUCCESS);
 		if (refused) {
-			ASSERT_EQ(ep_state(t.x.ep), hold_state[h]);
+			ASSERT_EQ(sdt_ep_state(t.x.ep), hold_state[h]);
 			unhold(&t);
 			continue;
 		}
@@ -1074,7 +1024,7 @@ TEST_IMPL(provider_conn2_modify_by_state)
 			      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 		ASSERT_DAT_EQ(dat_ep_modify(t.x.ep, DAT_EP_FIELD_PZ_HANDLE, NULL),
 			      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
-		ASSERT_EQ(ep_state(t.x.ep), hold_state[h]);
+		ASSERT_EQ(sdt_ep_state(t.x.ep), hold_state[h]);
 		unhold(&t);
 	}
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
@@ -1144,10 +1094,10 @@ TEST_IMPL(provider_conn2_disconnect_while_connecting)
 
 		ASSERT_OK(sdt_recv(&c, 0, 16, 10 + (uint64_t)round));
 		start_connect(&c, &s, DAT_TIMEOUT_INFINITE);
-		cr = expect_cr(s.cr_evd, NULL);
+		cr = sdt_expect_cr(s.cr_evd, NULL);
 		ASSERT_OK(dat_ep_disconnect(c.ep, round ? DAT_CLOSE_GRACEFUL_FLAG :
 						     DAT_CLOSE_ABRUPT_FLAG));
-		ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
+		ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
 		sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
 		sdt_expect_dto(c.recv_evd, DAT_DTO_ERR_FLUSHED, DAT_DTO_RECEIVE,
 			       10 + (uint64_t)round);
@@ -1181,7 +1131,7 @@ TEST_IMPL(provider_conn2_events_on_their_evds)
 	sdt_node_init(&s, ia, NULL, 4096);
 	/* PEER_REJECTED */
 	start_connect(&c, &s, DAT_TIMEOUT_INFINITE);
-	cr = expect_cr(s.cr_evd, &a);
+	cr = sdt_expect_cr(s.cr_evd, &a);
 	ASSERT_PTR_EQ(a.sp_handle.psp_handle, s.psp);
 	ASSERT_UINT64_EQ(a.conn_qual, s.port);
 	ASSERT_NOT_NULL(a.local_ia_address_ptr);
@@ -1293,10 +1243,10 @@ TEST_IMPL(provider_conn2_srq6_only_connected_take)
 	ASSERT_EQ(srq_avail(srq, NULL), 5);
 	/* A connecting EP takes nothing either. */
 	start_connect(&s[1], &c[1], DAT_TIMEOUT_INFINITE);
-	ASSERT_EQ(ep_state(s[1].ep), DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	ASSERT_EQ(sdt_ep_state(s[1].ep), DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	ASSERT_OK(dat_ep_recv_query(s[1].ep, &n, NULL));
 	ASSERT_EQ(n, 0);
-	ASSERT_OK(dat_cr_reject(expect_cr(c[1].cr_evd, NULL), 0, NULL));
+	ASSERT_OK(dat_cr_reject(sdt_expect_cr(c[1].cr_evd, NULL), 0, NULL));
 	sdt_expect_conn(s[1].conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED);
 
 	sdt_disconnect(&c[0], &s[0]);
@@ -1317,7 +1267,7 @@ TEST_IMPL(provider_conn2_srq6_only_connected_take)
 					DAT_DTO_RECEIVE, 1);
 		ASSERT_PTR_EQ(ev_dto.ep_handle, s[1].ep);
 		ASSERT_MEM_EQ(s[0].buf + 100, pay, sizeof(pay));
-		ASSERT_EQ(ep_state(s[1].ep), DAT_EP_STATE_DISCONNECT_PENDING);
+		ASSERT_EQ(sdt_ep_state(s[1].ep), DAT_EP_STATE_DISCONNECT_PENDING);
 		release_disconnect_pending(&r, &s[1]);
 		raw_close(&r);
 	}
@@ -1523,8 +1473,8 @@ TEST_IMPL(provider_conn2_dup_connect)
 	/* The same service point as c1's connection, with c2's data. */
 	ASSERT_OK(dat_ep_dup_connect(c2.ep, c1.ep, DAT_TIMEOUT_INFINITE,
 				     sizeof(dup), dup, DAT_QOS_BEST_EFFORT));
-	ASSERT_EQ(ep_state(c2.ep), DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
-	cr = expect_cr(s1.cr_evd, &a);
+	ASSERT_EQ(sdt_ep_state(c2.ep), DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	cr = sdt_expect_cr(s1.cr_evd, &a);
 	ASSERT_PTR_EQ(a.sp_handle.psp_handle, s1.psp);
 	ASSERT_UINT64_EQ(a.conn_qual, s1.port);
 	ASSERT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp));
@@ -1654,7 +1604,7 @@ TEST_IMPL(provider_conn2_csp)
 	ASSERT_DAT_EQ(dat_ep_common_connect(c.ep, (DAT_IA_ADDRESS_PTR)&at,
 					    DAT_TIMEOUT_INFINITE, 0, NULL),
 		      bad_state(DAT_INVALID_STATE_EP_ACTCONNPENDING));
-	cr = expect_cr(s.cr_evd, &a);
+	cr = sdt_expect_cr(s.cr_evd, &a);
 	ASSERT_PTR_EQ(a.sp_handle.csp_handle, csp);
 	ASSERT_UINT64_EQ(a.conn_qual, port);
 	ASSERT_OK(dat_cr_accept(cr, s.ep, 0, NULL));
@@ -1670,7 +1620,7 @@ TEST_IMPL(provider_conn2_csp)
 	ASSERT_OK(dat_ep_reset(s.ep));
 	ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&at, port,
 				 DAT_TIMEOUT_INFINITE, 0, NULL, DAT_QOS_BEST_EFFORT, 0));
-	cr = expect_cr(s.cr_evd, &a);
+	cr = sdt_expect_cr(s.cr_evd, &a);
 	ASSERT_PTR_EQ(a.sp_handle.csp_handle, csp);
 	ASSERT_OK(dat_cr_reject(cr, 0, NULL));
 	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED);
@@ -1814,13 +1764,13 @@ TEST_IMPL(provider_conn2_ep_watermarks)
 	ASSERT_OK(dat_ep_set_watermark(s.ep, 3, DAT_WATERMARK_INFINITE));
 	sdt_expect_none(async, 20);
 	ASSERT_OK(dat_ep_set_watermark(s.ep, 2, DAT_WATERMARK_INFINITE));
-	expect_watermark(async, s.ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+	sdt_expect_watermark(async, s.ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	ASSERT_OK(dat_ep_query(s.ep, DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW, &p));
 	ASSERT_EQ(p.ep_attr.srq_soft_hw, 2);
 	ASSERT_OK(sdt_recv(&s, 300, 100, 3));
 	sdt_expect_none(async, 20);			/* fired already */
 	ASSERT_OK(dat_ep_set_watermark(s.ep, 2, DAT_WATERMARK_INFINITE));
-	expect_watermark(async, s.ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+	sdt_expect_watermark(async, s.ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	/* Hard, unconnected: nothing to break yet. */
 	ASSERT_OK(dat_ep_set_watermark(s.ep, DAT_WATERMARK_INFINITE, 1));
 	sdt_expect_none(s.conn_evd, 20);
@@ -1853,7 +1803,7 @@ TEST_IMPL(provider_conn2_ep_watermarks)
 			       10 + (uint64_t)i);
 	}
 	/* "Recv buffers at EP" are counted by their arrival, once. */
-	expect_watermark(async, s.ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+	sdt_expect_watermark(async, s.ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	sdt_expect_none(async, 20);
 	/* Hard 0: the next message breaks the connection, untaken. */
 	ASSERT_OK(dat_ep_set_watermark(s.ep, DAT_WATERMARK_INFINITE, 0));
@@ -2080,13 +2030,13 @@ TEST_IMPL(provider_conn2_cr_handoff)
 	ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, a.port,
 				 DAT_TIMEOUT_INFINITE, sizeof(hello), hello,
 				 DAT_QOS_BEST_EFFORT, 0));
-	cr = expect_cr(a.cr_evd, NULL);
+	cr = sdt_expect_cr(a.cr_evd, NULL);
 	ASSERT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp));
 	ASSERT_DAT_EQ(dat_cr_handoff(c.buf, b.port),
 		      ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR));
 	ASSERT_DAT_EQ(dat_cr_handoff(cr, 70000),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
-	ASSERT_DAT_EQ(dat_cr_handoff(cr, dead_port()),
+	ASSERT_DAT_EQ(dat_cr_handoff(cr, sdt_dead_port()),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 	ASSERT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp2));	/* still alive */
 	/*
@@ -2094,7 +2044,7 @@ TEST_IMPL(provider_conn2_cr_handoff)
 	 * registry reads the provider from freed memory); B gets a new one.
 	 */
 	ASSERT_OK(dat_cr_handoff(cr, b.port));
-	cr2 = expect_cr(b.cr_evd, &ev);
+	cr2 = sdt_expect_cr(b.cr_evd, &ev);
 	ASSERT_PTR_NE(cr2, cr);
 	ASSERT_PTR_EQ(ev.sp_handle.psp_handle, b.psp);
 	ASSERT_UINT64_EQ(ev.conn_qual, b.port);
@@ -2114,12 +2064,12 @@ TEST_IMPL(provider_conn2_cr_handoff)
 	rsp = rsp_any(&r, r.ep, &rsp_port);
 	ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, a.port,
 				 DAT_TIMEOUT_INFINITE, 0, NULL, DAT_QOS_BEST_EFFORT, 0));
-	ASSERT_OK(dat_cr_handoff(expect_cr(a.cr_evd, NULL), rsp_port));
-	cr2 = expect_cr(r.cr_evd, &ev);
+	ASSERT_OK(dat_cr_handoff(sdt_expect_cr(a.cr_evd, NULL), rsp_port));
+	cr2 = sdt_expect_cr(r.cr_evd, &ev);
 	ASSERT_PTR_EQ(ev.sp_handle.rsp_handle, rsp);
 	ASSERT_OK(dat_cr_query(cr2, DAT_CR_FIELD_ALL, &crp2));
 	ASSERT_PTR_EQ(crp2.local_ep_handle, r.ep);
-	ASSERT_EQ(ep_state(r.ep), DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
+	ASSERT_EQ(sdt_ep_state(r.ep), DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
 	/* The RSP is consumed: nothing more can be handed to it. */
 	ASSERT_OK(dat_ep_reset(b.ep));
 	{
@@ -2129,7 +2079,7 @@ TEST_IMPL(provider_conn2_cr_handoff)
 		ASSERT_OK(dat_ep_connect(d.ep, (DAT_IA_ADDRESS_PTR)&ss, a.port,
 					 DAT_TIMEOUT_INFINITE, 0, NULL,
 					 DAT_QOS_BEST_EFFORT, 0));
-		cr = expect_cr(a.cr_evd, NULL);
+		cr = sdt_expect_cr(a.cr_evd, NULL);
 		ASSERT_DAT_EQ(dat_cr_handoff(cr, rsp_port),
 			      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 		ASSERT_OK(dat_cr_reject(cr, 0, NULL));
@@ -2150,11 +2100,11 @@ TEST_IMPL(provider_conn2_cr_handoff)
 	csp_port = ntohs(((struct sockaddr_in *)cp.address_ptr)->sin_port);
 	ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, prov_port,
 				 DAT_TIMEOUT_INFINITE, 0, NULL, DAT_QOS_BEST_EFFORT, 0));
-	cr = expect_cr(a.cr_evd, NULL);
+	cr = sdt_expect_cr(a.cr_evd, NULL);
 	ASSERT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp));
 	ASSERT_NOT_NULL(crp.local_ep_handle);
 	ASSERT_OK(dat_cr_handoff(cr, csp_port));
-	cr2 = expect_cr(b.cr_evd, &ev);
+	cr2 = sdt_expect_cr(b.cr_evd, &ev);
 	ASSERT_PTR_EQ(ev.sp_handle.csp_handle, csp);
 	ASSERT_OK(dat_cr_query(cr2, DAT_CR_FIELD_ALL, &crp2));
 	ASSERT_NULL(crp2.local_ep_handle);
@@ -2332,12 +2282,12 @@ TEST_IMPL(provider_conn2_srq_low_watermark)
 		if (i == 0)
 			sdt_expect_none(async, 20);	/* 2 left: not below */
 		if (i == 1)
-			expect_watermark(async, srq, DAT_SRQ_LOW_WATERMARK_EVENT);
+			sdt_expect_watermark(async, srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 	}
 	sdt_expect_none(async, 20);			/* once per setting */
 	/* Set below the fill: fires from the call itself. */
 	ASSERT_OK(dat_srq_set_lw(srq, 1));
-	expect_watermark(async, srq, DAT_SRQ_LOW_WATERMARK_EVENT);
+	sdt_expect_watermark(async, srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 	ASSERT_OK(dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p));
 	ASSERT_EQ(p.low_watermark, 1);
 	/* 0 never fires. */
@@ -2358,7 +2308,7 @@ TEST_IMPL(provider_conn2_srq_low_watermark)
 		sdt_expect_dto(s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE,
 			       (uint64_t)(4 + i));
 		if (i == 3)	/* 2 left */
-			expect_watermark(async, srq, DAT_SRQ_LOW_WATERMARK_EVENT);
+			sdt_expect_watermark(async, srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 	}
 	sdt_expect_none(async, 20);
 	raw_frame(&r, SD_OP_DISCONNECT, 0, 0);
@@ -2424,7 +2374,7 @@ TEST_IMPL(provider_conn2_cr_backlog)
 	sdt_expect_none(async, 20);
 	/* The others are all there, and go on: rejected here. */
 	for (i = 0; i < qlen; i++)
-		ASSERT_OK(dat_cr_reject(expect_cr(evd, NULL), 0, NULL));
+		ASSERT_OK(dat_cr_reject(sdt_expect_cr(evd, NULL), 0, NULL));
 	sdt_expect_none(evd, 20);
 	for (i = 0; i <= qlen; i++) {
 		if ((int)i == refused)

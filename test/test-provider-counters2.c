@@ -8,19 +8,18 @@
  * IAs of this process; and that a query with reset zeroes what it reads.
 
  */
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <dat2/udat.h>
 #include <dat2/dat_ib_extensions.h>
 
 #include "provider-conn.h"
+#include "provider-ud.h"
 #include "provider-util.h"
 #include "test.h"
 
@@ -106,23 +105,15 @@ static void zero_ia(DAT_IA_HANDLE ia)
 	ASSERT_OK(dat_ib_query_counters(ia, DCNT_IA_ALL_COUNTERS, c, 1));
 }
 
-static uint64_t counter(DAT_HANDLE h, int which)
-{
-	DAT_UINT64 v = 0;
-
-	ASSERT_OK(dat_ib_query_counters(h, which, &v, 0));
-	return v;
-}
-
 /* Waits up to 10 s (scaled) for counter @which of @h to read @v. */
 static void wait_counter(DAT_HANDLE h, int which, uint64_t v)
 {
 	int i, n = (int)(10000 * test_timeout_scale());
 
-	for (i = 0; counter(h, which) != v; i++) {
+	for (i = 0; sdt_counter(h, which) != v; i++) {
 		if (i >= n)
 			TEST_FAIL("counter %d reads %llu, not %llu", which,
-				  (unsigned long long)counter(h, which),
+				  (unsigned long long)sdt_counter(h, which),
 				  (unsigned long long)v);
 		test_sleep_ms(1);
 	}
@@ -148,44 +139,6 @@ static DAT_DTO_COOKIE ck(uint64_t v)
 
 	c.as_64 = v;
 	return c;
-}
-
-/* A loopback port nobody listens on: bound, then closed. */
-static uint16_t dead_port(void)
-{
-	struct sockaddr_in sin;
-	socklen_t sl = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	ASSERT_GE(fd, 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ASSERT_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
-	ASSERT_OK(getsockname(fd, (struct sockaddr *)&sin, &sl));
-	close(fd);
-	return ntohs(sin.sin_port);
-}
-
-/* dat_ep_connect of @ep (on @ia) to @port of @ia's address. */
-static void connect_to(DAT_IA_HANDLE ia, DAT_EP_HANDLE ep, DAT_CONN_QUAL port,
-		       DAT_TIMEOUT timeout)
-{
-	struct sockaddr_storage ss;
-
-	sdt_ia_addr(ia, &ss);
-	ASSERT_OK(dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&ss, port, timeout,
-				 0, NULL, DAT_QOS_BEST_EFFORT,
-				 DAT_CONNECT_DEFAULT_FLAG));
-}
-
-/* Waits for a connection request on @evd; returns its CR. */
-static DAT_CR_HANDLE expect_cr(DAT_EVD_HANDLE evd)
-{
-	DAT_EVENT ev = sdt_wait(evd, 10000);
-
-	ASSERT_EQ(ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
-	return ev.event_data.cr_arrival_event_data.cr_handle;
 }
 
 /* Waits for an asynchronous event @num on @evd. */
@@ -279,8 +232,8 @@ TEST_IMPL(provider_counters2_objects)
 		/* One counter at a time, reset alone. */
 		ASSERT_OK(dat_ib_query_counters(ia, DCNT_IA_PZ_CREATE, &v, 1));
 		ASSERT_EQ(v, 2);
-		ASSERT_EQ(counter(ia, DCNT_IA_PZ_CREATE), 0);
-		ASSERT_EQ(counter(ia, DCNT_IA_RMR_CREATE), 2);
+		ASSERT_EQ(sdt_counter(ia, DCNT_IA_PZ_CREATE), 0);
+		ASSERT_EQ(sdt_counter(ia, DCNT_IA_RMR_CREATE), 2);
 		ASSERT_OK(dat_ib_query_counters(ia, DCNT_IA_PZ_CREATE, &v, 0));
 		ASSERT_EQ(v, 0);
 	}
@@ -518,9 +471,9 @@ TEST_IMPL(provider_counters2_timeout_reject)
 	zero_ia(sia);
 
 	/* The CR is left waiting: the client gives up, the server sees it. */
-	connect_to(cia, cl.ep, sv.port,
-		   (DAT_TIMEOUT)(300000 * test_timeout_scale()));
-	cr = expect_cr(sv.cr_evd);
+	sdt_connect_to(cia, cl.ep, sv.port,
+		       (DAT_TIMEOUT)(300000 * test_timeout_scale()));
+	cr = sdt_expect_cr(sv.cr_evd, NULL);
 	sdt_expect_conn(cl.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT);
 	wait_counter(sia, DCNT_IA_CM_ERR_RESET, 1);
 	ASSERT_OK(dat_cr_reject(cr, 0, NULL));	/* nobody left to tell */
@@ -531,8 +484,8 @@ TEST_IMPL(provider_counters2_timeout_reject)
 	 * the first one, which sent nothing, is done.
 	 */
 	ASSERT_OK(dat_ep_reset(cl.ep));
-	connect_to(cia, cl.ep, sv.port, DAT_TIMEOUT_INFINITE);
-	cr = expect_cr(sv.cr_evd);
+	sdt_connect_to(cia, cl.ep, sv.port, DAT_TIMEOUT_INFINITE);
+	cr = sdt_expect_cr(sv.cr_evd, NULL);
 	ASSERT_OK(dat_cr_reject(cr, sizeof(no), no));
 	sdt_expect_conn(cl.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED);
 
@@ -589,7 +542,7 @@ TEST_IMPL(provider_counters2_errors)
 	DAT_SRQ_HANDLE srq;
 	DAT_CONN_QUAL port;
 	DAT_CR_HANDLE cr;
-	uint16_t dead = dead_port();
+	uint16_t dead = sdt_dead_port();
 
 	sdt_node_init(&cl, cia, NULL, 4096);
 	sdt_node_init(&cl2, cia, NULL, 4096);
@@ -608,13 +561,13 @@ TEST_IMPL(provider_counters2_errors)
 	 * under the EP's lock, before the EP leaves its pending state, so
 	 * dat_ep_reset, which takes that lock, succeeds once it reads so.
 	 */
-	connect_to(cia, ep, dead, DAT_TIMEOUT_INFINITE);
+	sdt_connect_to(cia, ep, dead, DAT_TIMEOUT_INFINITE);
 	sdt_expect_conn(conn1, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
 	ASSERT_OK(dat_ep_reset(ep));
-	connect_to(cia, ep, dead, DAT_TIMEOUT_INFINITE);
+	sdt_connect_to(cia, ep, dead, DAT_TIMEOUT_INFINITE);
 	wait_counter(cia, DCNT_IA_CM_ERR_REFUSED, 2);
 	ASSERT_OK(dat_ep_reset(ep));
-	connect_to(cia, ep, dead, DAT_TIMEOUT_INFINITE);
+	sdt_connect_to(cia, ep, dead, DAT_TIMEOUT_INFINITE);
 	expect_async(casync, DAT_ASYNC_ERROR_EVD_OVERFLOW);
 	{
 		static const struct want cw[] = {
@@ -643,11 +596,11 @@ TEST_IMPL(provider_counters2_errors)
 	 * run two connects in any order).
 	 */
 	ASSERT_OK(dat_psp_create_any(sia, &port, cr1, DAT_PSP_CONSUMER_FLAG, &psp));
-	connect_to(cia, cl.ep, port, DAT_TIMEOUT_INFINITE);
+	sdt_connect_to(cia, cl.ep, port, DAT_TIMEOUT_INFINITE);
 	wait_counter(sia, DCNT_IA_SP_CR, 1);
-	connect_to(cia, cl2.ep, port, DAT_TIMEOUT_INFINITE);
+	sdt_connect_to(cia, cl2.ep, port, DAT_TIMEOUT_INFINITE);
 	sdt_expect_conn(cl2.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
-	cr = expect_cr(cr1);
+	cr = sdt_expect_cr(cr1, NULL);
 	ASSERT_OK(dat_cr_reject(cr, 0, NULL));
 	sdt_expect_conn(cl.conn_evd, DAT_CONNECTION_EVENT_PEER_REJECTED);
 	ASSERT_OK(dat_psp_free(psp));

@@ -92,6 +92,41 @@ void sdt_ia_addr(DAT_IA_HANDLE ia, struct sockaddr_storage *ss)
 	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
 }
 
+void sdt_connect_to(DAT_IA_HANDLE ia, DAT_EP_HANDLE ep, DAT_CONN_QUAL port,
+		    DAT_TIMEOUT timeout)
+{
+	struct sockaddr_storage ss;
+
+	sdt_ia_addr(ia, &ss);
+	ASSERT_OK(dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&ss, port, timeout,
+				 0, NULL, DAT_QOS_BEST_EFFORT,
+				 DAT_CONNECT_DEFAULT_FLAG));
+}
+
+DAT_EP_STATE sdt_ep_state(DAT_EP_HANDLE ep)
+{
+	DAT_EP_STATE s;
+
+	ASSERT_OK(dat_ep_get_status(ep, &s, NULL, NULL));
+	return s;
+}
+
+uint16_t sdt_dead_port(void)
+{
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ASSERT_GE(fd, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_OK(getsockname(fd, (struct sockaddr *)&sin, &sl));
+	close(fd);
+	return ntohs(sin.sin_port);
+}
+
 DAT_EVENT sdt_wait(DAT_EVD_HANDLE evd, int ms)
 {
 	DAT_EVENT ev;
@@ -144,6 +179,25 @@ void sdt_expect_none(DAT_EVD_HANDLE evd, int ms)
 	test_sleep_ms((unsigned)ms);
 	if (sdt_poll(evd, &ev))
 		TEST_FAIL("unexpected event 0x%x", (unsigned)ev.event_number);
+}
+
+DAT_CR_HANDLE sdt_expect_cr(DAT_EVD_HANDLE evd, DAT_CR_ARRIVAL_EVENT_DATA *out)
+{
+	DAT_EVENT ev = sdt_wait(evd, 10000);
+
+	ASSERT_EQ(ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+	if (out)
+		*out = ev.event_data.cr_arrival_event_data;
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+
+void sdt_expect_watermark(DAT_EVD_HANDLE evd, DAT_HANDLE h, DAT_COUNT reason)
+{
+	DAT_EVENT ev = sdt_wait(evd, 10000);
+
+	ASSERT_EQ(ev.event_number, DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR);
+	ASSERT_PTR_EQ(ev.event_data.asynch_error_event_data.dat_handle, h);
+	ASSERT_EQ(ev.event_data.asynch_error_event_data.reason, reason);
 }
 
 DAT_LMR_TRIPLET sdt_iov(const struct sdt_node *n, size_t off, size_t len)
@@ -237,14 +291,6 @@ void sdt_disconnect(struct sdt_node *a, struct sdt_node *b)
 	sdt_expect_conn(b->conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
 }
 
-static DAT_EP_STATE ep_state(DAT_EP_HANDLE ep)
-{
-	DAT_EP_STATE s;
-
-	ASSERT_OK(dat_ep_get_status(ep, &s, NULL, NULL));
-	return s;
-}
-
 /* ------------------------------------------------------------------ */
 /* Tests                                                               */
 
@@ -314,8 +360,8 @@ TEST_IMPL(provider_ep_connect_disconnect)
 	sdt_node_init(&s, ia, NULL, 4096);
 	for (round = 0; round < 3; round++) {
 		sdt_connect(&c, &s);
-		ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_CONNECTED);
-		ASSERT_EQ(ep_state(s.ep), DAT_EP_STATE_CONNECTED);
+		ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_CONNECTED);
+		ASSERT_EQ(sdt_ep_state(s.ep), DAT_EP_STATE_CONNECTED);
 		ASSERT_OK(dat_ep_query(s.ep, DAT_EP_FIELD_ALL, &p));
 		ASSERT_UINT64_EQ(p.local_port_qual, s.port);
 		ASSERT_EQ(p.remote_ia_address_ptr->sa_family, AF_INET);
@@ -329,13 +375,13 @@ TEST_IMPL(provider_ep_connect_disconnect)
 			sdt_disconnect(&c, &s);
 		else
 			sdt_disconnect(&s, &c);
-		ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
-		ASSERT_EQ(ep_state(s.ep), DAT_EP_STATE_DISCONNECTED);
+		ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
+		ASSERT_EQ(sdt_ep_state(s.ep), DAT_EP_STATE_DISCONNECTED);
 		/* A no-op when already disconnected. */
 		ASSERT_OK(dat_ep_disconnect(c.ep, DAT_CLOSE_ABRUPT_FLAG));
 		ASSERT_OK(dat_ep_reset(c.ep));
 		ASSERT_OK(dat_ep_reset(s.ep));
-		ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_UNCONNECTED);
+		ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_UNCONNECTED);
 	}
 	sdt_node_fini(&c);
 	sdt_node_fini(&s);
@@ -357,7 +403,7 @@ TEST_IMPL(provider_ep_two_ias)
 	sdt_connect(&c, &s);
 	/* Abrupt: both see DISCONNECTED. */
 	ASSERT_OK(dat_ep_disconnect(c.ep, DAT_CLOSE_ABRUPT_FLAG));
-	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
 	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
 	sdt_expect_conn(s.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
 	sdt_node_fini(&c);
@@ -384,8 +430,8 @@ TEST_IMPL(provider_ep_reject)
 	ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, s.port,
 				 DAT_TIMEOUT_INFINITE, 0, NULL,
 				 DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
-	ASSERT_EQ(ep_state(c.ep) == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
-		  ep_state(c.ep) == DAT_EP_STATE_DISCONNECTED, 1);
+	ASSERT_EQ(sdt_ep_state(c.ep) == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
+		  sdt_ep_state(c.ep) == DAT_EP_STATE_DISCONNECTED, 1);
 	ASSERT_DAT_EQ(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, s.port,
 				     DAT_TIMEOUT_INFINITE, 0, NULL,
 				     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),
@@ -399,8 +445,8 @@ TEST_IMPL(provider_ep_reject)
 	ASSERT_EQ(ev.event_number, DAT_CONNECTION_EVENT_PEER_REJECTED);
 	ASSERT_EQ(ev.event_data.connect_event_data.private_data_size, 4);
 	ASSERT_MEM_EQ(ev.event_data.connect_event_data.private_data, "nope", 4);
-	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
-	ASSERT_EQ(ep_state(s.ep), DAT_EP_STATE_UNCONNECTED);
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(s.ep), DAT_EP_STATE_UNCONNECTED);
 	/* After a reset the EP connects again. */
 	ASSERT_OK(dat_ep_reset(c.ep));
 	sdt_connect(&c, &s);
@@ -414,30 +460,17 @@ TEST_IMPL(provider_ep_reject)
 TEST_IMPL(provider_ep_no_listener)
 {
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, NULL);
+	uint16_t port = sdt_dead_port();
 	struct sockaddr_storage ss;
-	struct sockaddr_in sin;
-	socklen_t sl = sizeof(sin);
 	struct sdt_node c;
-	int fd;
-
-	/* A port nobody listens on: bound, then closed. */
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ASSERT_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
-	ASSERT_OK(getsockname(fd, (struct sockaddr *)&sin, &sl));
-	close(fd);
 
 	sdt_node_init(&c, ia, NULL, 4096);
-	sdt_ia_addr(ia, &ss);
-	ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, ntohs(sin.sin_port),
-				 DAT_TIMEOUT_INFINITE, 0, NULL,
-				 DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	sdt_connect_to(ia, c.ep, port, DAT_TIMEOUT_INFINITE);
 	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
-	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
 	/* Arguments. */
 	ASSERT_OK(dat_ep_reset(c.ep));
+	sdt_ia_addr(ia, &ss);
 	ASSERT_DAT_EQ(dat_ep_connect(c.ep, NULL, 1, DAT_TIMEOUT_INFINITE, 0, NULL,
 				     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
@@ -478,7 +511,7 @@ TEST_IMPL(provider_ep_connect_timeout)
 				 200 * 1000, 0, NULL, DAT_QOS_BEST_EFFORT,
 				 DAT_CONNECT_DEFAULT_FLAG));
 	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_TIMED_OUT);
-	ASSERT_EQ(ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_DISCONNECTED);
 	ASSERT_DAT_EQ(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss, 1, 0, 0, NULL,
 				     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
@@ -562,7 +595,7 @@ TEST_IMPL(provider_ep_rsp)
 	s.psp = DAT_HANDLE_NULL;
 	for (i = 0; dat_rsp_create(ia, port, s.ep, s.cr_evd, &rsp) != DAT_SUCCESS; i++)
 		ASSERT_LT(i, 100);
-	ASSERT_EQ(ep_state(s.ep), DAT_EP_STATE_RESERVED);
+	ASSERT_EQ(sdt_ep_state(s.ep), DAT_EP_STATE_RESERVED);
 	ASSERT_DAT_EQ(dat_ep_free(s.ep),
 		      ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_RESERVED));
 	ASSERT_OK(dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &rp));
@@ -579,7 +612,7 @@ TEST_IMPL(provider_ep_rsp)
 	cr = ev.event_data.cr_arrival_event_data.cr_handle;
 	ASSERT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &p));
 	ASSERT_PTR_EQ(p.local_ep_handle, s.ep);
-	ASSERT_EQ(ep_state(s.ep), DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
+	ASSERT_EQ(sdt_ep_state(s.ep), DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
 	ASSERT_OK(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
 	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
 	sdt_expect_conn(s.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);

@@ -21,6 +21,7 @@
 
 #include "../provider/udproto.h"	/* the wire, for hostile datagrams */
 #include "provider-conn.h"
+#include "provider-ud.h"
 #include "provider-util.h"
 #include "test.h"
 
@@ -29,14 +30,6 @@
 /* dat_ib_open_query takes a (non-const) DAT_NAME_PTR. */
 static char ia_name[] = SDT_IA_NAME;
 static char no_such[] = "no-such-ia";
-
-/* The GRH area that starts every UD receive. */
-#define GRH 40
-
-static DAT_IB_EXTENSION_EVENT_DATA *ext_of(DAT_EVENT *ev)
-{
-	return (DAT_IB_EXTENSION_EVENT_DATA *)(void *)ev->event_extension_data;
-}
 
 static const char *attr_value(const DAT_PROVIDER_ATTR *pa, const char *name)
 {
@@ -51,126 +44,17 @@ static const char *attr_value(const DAT_PROVIDER_ATTR *pa, const char *name)
 /* ------------------------------------------------------------------ */
 /* UD nodes                                                            */
 
-/* One side: a UD EP with its EVDs, a PSP, a registered buffer. */
-struct ud_node {
-	DAT_IA_HANDLE	ia;
-	DAT_PZ_HANDLE	pz;
-	DAT_EVD_HANDLE	dto_evd, conn_evd, cr_evd;
-	DAT_EP_HANDLE	ep;
-	DAT_PSP_HANDLE	psp;
-	DAT_CONN_QUAL	port;
-	char		*buf;
-	size_t		len;
-	DAT_LMR_HANDLE	lmr;
-	DAT_LMR_CONTEXT	lctx;
-};
-
+/* This file's UD EPs: queues 128 deep, of 4 segments. */
 static DAT_EP_ATTR ud_attr(void)
 {
-	DAT_EP_ATTR a;
-
-	memset(&a, 0, sizeof(a));
-	a.service_type = (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD;
-	a.max_recv_dtos = 128;
-	a.max_request_dtos = 128;
-	a.max_recv_iov = 4;
-	a.max_request_iov = 4;
-	a.request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	a.recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	return a;
+	return sdt_ud_attr(128, 4);
 }
 
-static void ud_init(struct ud_node *n, DAT_IA_HANDLE ia, size_t len, int psp)
+static void ud_init(struct sdt_ud *n, DAT_IA_HANDLE ia, size_t len, int psp)
 {
 	DAT_EP_ATTR a = ud_attr();
-	DAT_REGION_DESCRIPTION rd;
-	DAT_RMR_CONTEXT rctx;
-	DAT_VLEN rlen;
-	DAT_VADDR raddr;
 
-	memset(n, 0, sizeof(*n));
-	n->ia = ia;
-	ASSERT_OK(dat_pz_create(ia, &n->pz));
-	ASSERT_OK(dat_evd_create(ia, 512, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
-				 &n->dto_evd));
-	ASSERT_OK(dat_evd_create(ia, 64, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG,
-				 &n->conn_evd));
-	ASSERT_OK(dat_evd_create(ia, 64, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG,
-				 &n->cr_evd));
-	ASSERT_OK(dat_ep_create(ia, n->pz, n->dto_evd, n->dto_evd, n->conn_evd,
-				&a, &n->ep));
-	n->len = len;
-	n->buf = calloc(1, len);
-	ASSERT_NOT_NULL(n->buf);
-	rd.for_va = n->buf;
-	ASSERT_OK(dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, len, n->pz,
-				 DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA, &n->lmr,
-				 &n->lctx, &rctx, &rlen, &raddr));
-	if (psp)
-		ASSERT_OK(dat_psp_create_any(ia, &n->port, n->cr_evd,
-					     DAT_PSP_CONSUMER_FLAG, &n->psp));
-}
-
-static void ud_fini(struct ud_node *n)
-{
-	if (n->psp)
-		ASSERT_OK(dat_psp_free(n->psp));
-	if (n->ep)
-		ASSERT_OK(dat_ep_free(n->ep));
-	ASSERT_OK(dat_lmr_free(n->lmr));
-	ASSERT_OK(dat_evd_free(n->dto_evd));
-	ASSERT_OK(dat_evd_free(n->conn_evd));
-	ASSERT_OK(dat_evd_free(n->cr_evd));
-	ASSERT_OK(dat_pz_free(n->pz));
-	free(n->buf);
-}
-
-static DAT_LMR_TRIPLET ud_iov(const struct ud_node *n, size_t off, size_t len)
-{
-	DAT_LMR_TRIPLET t;
-
-	t.lmr_context = n->lctx;
-	t.virtual_address = (DAT_VADDR)(uintptr_t)(n->buf + off);
-	t.segment_length = len;
-	return t;
-}
-
-static DAT_RETURN ud_recv(struct ud_node *n, size_t off, size_t len,
-			  uint64_t cookie)
-{
-	DAT_LMR_TRIPLET t = ud_iov(n, off, len);
-	DAT_DTO_COOKIE c;
-
-	c.as_64 = cookie;
-	return dat_ep_post_recv(n->ep, 1, &t, c, DAT_COMPLETION_DEFAULT_FLAG);
-}
-
-static DAT_RETURN ud_send(struct ud_node *n, DAT_IB_ADDR_HANDLE *ah, size_t off,
-			  size_t len, uint64_t cookie, DAT_COMPLETION_FLAGS f)
-{
-	DAT_LMR_TRIPLET t = ud_iov(n, off, len);
-	DAT_DTO_COOKIE c;
-
-	c.as_64 = cookie;
-	return dat_ib_post_send_ud(n->ep, 1, &t, ah, c, f);
-}
-
-/* Waits for a UD DTO completion on @evd and checks it. */
-static DAT_EVENT ud_expect(DAT_EVD_HANDLE evd, DAT_IB_EXT_TYPE type,
-			   DAT_DTO_COMPLETION_STATUS status, uint64_t cookie)
-{
-	DAT_EVENT ev = sdt_wait(evd, 10000);
-	DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
-
-	ASSERT_EQ(ev.event_number, DAT_IB_DTO_EVENT);
-	ASSERT_EQ(ext_of(&ev)->type, type);
-	ASSERT_EQ(d->status, status);
-	ASSERT_EQ(ext_of(&ev)->status, status == DAT_DTO_SUCCESS ?
-		  DAT_OP_SUCCESS : DAT_IB_OP_ERR);
-	ASSERT_EQ(d->operation, type == DAT_IB_UD_SEND ? DAT_IB_DTO_SEND_UD :
-		  DAT_IB_DTO_RECV_UD);
-	ASSERT_UINT64_EQ(d->user_cookie.as_64, cookie);
-	return ev;
+	sdt_ud_init(n, ia, &a, len, psp);
 }
 
 /*
@@ -178,7 +62,7 @@ static DAT_EVENT ud_expect(DAT_EVD_HANDLE evd, DAT_IB_EXT_TYPE type,
  * both ways; both see ESTABLISHED. *@ab: how @a sends to @b, *@ba: how
  * @b sends to @a. The CM objects are released.
  */
-static void ud_resolve(struct ud_node *a, struct ud_node *b,
+static void ud_resolve(struct sdt_ud *a, struct sdt_ud *b,
 		       DAT_IB_ADDR_HANDLE *ab, DAT_IB_ADDR_HANDLE *ba)
 {
 	static char req[] = "from a";
@@ -195,7 +79,7 @@ static void ud_resolve(struct ud_node *a, struct ud_node *b,
 				 DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
 	ev = sdt_wait(b->cr_evd, 10000);
 	ASSERT_EQ(ev.event_number, DAT_IB_UD_CONNECTION_REQUEST_EVENT);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_CONNECT_REQUEST);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_CONNECT_REQUEST);
 	cra = &ev.event_data.cr_arrival_event_data;
 	ASSERT_PTR_EQ(cra->sp_handle.psp_handle, b->psp);
 	ASSERT_UINT64_EQ(cra->conn_qual, b->port);
@@ -207,37 +91,29 @@ static void ud_resolve(struct ud_node *a, struct ud_node *b,
 
 	ev = sdt_wait(a->conn_evd, 10000);
 	ASSERT_EQ(ev.event_number, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_REMOTE_AH);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_REMOTE_AH);
 	c = &ev.event_data.connect_event_data;
 	ASSERT_PTR_EQ(c->ep_handle, a->ep);
 	ASSERT_EQ(c->private_data_size, sizeof(rep));
 	ASSERT_STR_EQ((char *)c->private_data, rep);
-	ASSERT_NOT_NULL(ext_of(&ev)->remote_ah.ah);
-	ASSERT_NE(ext_of(&ev)->remote_ah.qpn, 0);
-	ASSERT_EQ(((struct sockaddr *)&ext_of(&ev)->remote_ah.ia_addr)->sa_family,
+	ASSERT_NOT_NULL(sdt_ext_of(&ev)->remote_ah.ah);
+	ASSERT_NE(sdt_ext_of(&ev)->remote_ah.qpn, 0);
+	ASSERT_EQ(((struct sockaddr *)&sdt_ext_of(&ev)->remote_ah.ia_addr)->sa_family,
 		  ss.ss_family);
-	*ab = ext_of(&ev)->remote_ah;
-	ASSERT_OK(dat_ib_ud_cm_free(a->ep, ext_of(&ev)->context.as_ptr));
+	*ab = sdt_ext_of(&ev)->remote_ah;
+	ASSERT_OK(dat_ib_ud_cm_free(a->ep, sdt_ext_of(&ev)->context.as_ptr));
 
 	ev = sdt_wait(b->conn_evd, 10000);
 	ASSERT_EQ(ev.event_number, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_PASSIVE_REMOTE_AH);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_PASSIVE_REMOTE_AH);
 	c = &ev.event_data.connect_event_data;
 	ASSERT_PTR_EQ(c->ep_handle, b->ep);
 	ASSERT_EQ(c->private_data_size, sizeof(req));
 	ASSERT_STR_EQ((char *)c->private_data, req);
-	ASSERT_NOT_NULL(ext_of(&ev)->remote_ah.ah);
-	*ba = ext_of(&ev)->remote_ah;
-	ASSERT_OK(dat_ib_ud_cm_free(b->ep, ext_of(&ev)->context.as_ptr));
+	ASSERT_NOT_NULL(sdt_ext_of(&ev)->remote_ah.ah);
+	*ba = sdt_ext_of(&ev)->remote_ah;
+	ASSERT_OK(dat_ib_ud_cm_free(b->ep, sdt_ext_of(&ev)->context.as_ptr));
 	ASSERT_NE(ab->qpn, ba->qpn);
-}
-
-static uint64_t counter(DAT_HANDLE h, int which)
-{
-	DAT_UINT64 v = 0;
-
-	ASSERT_OK(dat_ib_query_counters(h, which, &v, 0));
-	return v;
 }
 
 /* ------------------------------------------------------------------ */
@@ -399,20 +275,20 @@ TEST_IMPL(provider_ext_counters)
 	DAT_UINT64 ia_c[DCNT_IA_ALL_COUNTERS], ep_c[DCNT_EP_ALL_COUNTERS];
 	DAT_UINT64 evd_c[DCNT_EVD_ALL_COUNTERS], v;
 	DAT_IB_ADDR_HANDLE ab, ba;
-	struct ud_node a, b;
+	struct sdt_ud a, b;
 	int i;
 
 	ud_init(&a, ia, 4096, 0);
 	ud_init(&b, ia, 4096, 1);
-	ASSERT_EQ(counter(ia, DCNT_IA_EP_CREATE), 2);
-	ASSERT_EQ(counter(ia, DCNT_IA_CM_LISTEN), 1);
+	ASSERT_EQ(sdt_counter(ia, DCNT_IA_EP_CREATE), 2);
+	ASSERT_EQ(sdt_counter(ia, DCNT_IA_CM_LISTEN), 1);
 
-	ASSERT_OK(ud_recv(&b, 0, 1024, 1));
-	ASSERT_OK(ud_recv(&b, 1024, 1024, 2));
+	ASSERT_OK(sdt_ud_recv(&b, 0, 1024, 1));
+	ASSERT_OK(sdt_ud_recv(&b, 1024, 1024, 2));
 	ud_resolve(&a, &b, &ab, &ba);
-	ASSERT_OK(ud_send(&a, &ab, 0, 100, 3, DAT_COMPLETION_DEFAULT_FLAG));
-	ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 3);
-	ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
+	ASSERT_OK(sdt_ud_send(&a, &ab, 0, 100, 3, DAT_COMPLETION_DEFAULT_FLAG));
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 3);
+	sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
 
 	/* All of one object's counters at once. */
 	ASSERT_OK(dat_ib_query_counters(a.ep, DCNT_EP_ALL_COUNTERS, ep_c, 0));
@@ -437,11 +313,11 @@ TEST_IMPL(provider_ext_counters)
 	/* One counter; reset clears what it read, and only that. */
 	ASSERT_OK(dat_ib_query_counters(b.ep, DCNT_EP_RECV_UD, &v, 1));
 	ASSERT_EQ(v, 1);
-	ASSERT_EQ(counter(b.ep, DCNT_EP_RECV_UD), 0);
-	ASSERT_EQ(counter(b.ep, DCNT_EP_RECV_UD_DATA), 100);
+	ASSERT_EQ(sdt_counter(b.ep, DCNT_EP_RECV_UD), 0);
+	ASSERT_EQ(sdt_counter(b.ep, DCNT_EP_RECV_UD_DATA), 100);
 	ASSERT_OK(dat_ib_query_counters(b.ep, DCNT_EP_ALL_COUNTERS, ep_c, 1));
 	for (i = 0; i < DCNT_EP_ALL_COUNTERS; i++)
-		ASSERT_EQ(counter(b.ep, i), 0);
+		ASSERT_EQ(sdt_counter(b.ep, i), 0);
 	ASSERT_OK(dat_ib_print_counters(a.ep, DCNT_EP_ALL_COUNTERS, 0));
 	ASSERT_OK(dat_ib_print_counters(ia, DCNT_IA_EP_CREATE, 0));
 	ASSERT_OK(dat_ib_print_counters(a.dto_evd, DCNT_EVD_ALL_COUNTERS, 0));
@@ -470,9 +346,9 @@ TEST_IMPL(provider_ext_counters)
 
 	ASSERT_OK(dat_ib_ud_ah_free(a.ep, &ab));
 	ASSERT_OK(dat_ib_ud_ah_free(b.ep, &ba));
-	ud_fini(&a);
-	ud_fini(&b);
-	ASSERT_EQ(counter(ia, DCNT_IA_EP_FREE), 2);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
+	ASSERT_EQ(sdt_counter(ia, DCNT_IA_EP_FREE), 2);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -492,7 +368,7 @@ TEST_IMPL(provider_ext_ud_create_query_free)
 	DAT_DTO_COOKIE c;
 	DAT_EP_PARAM p;
 	DAT_EP_HANDLE ep;
-	struct ud_node n;
+	struct sdt_ud n;
 	DAT_EP_STATE s;
 	DAT_BOOLEAN ri, qi;
 
@@ -520,7 +396,7 @@ TEST_IMPL(provider_ext_ud_create_query_free)
 
 	/* No RDMA, no send without an address handle. */
 	c.as_64 = 1;
-	l = ud_iov(&n, 0, 8);
+	l = sdt_ud_iov(&n, 0, 8);
 	memset(&r, 0, sizeof(r));
 	ASSERT_DAT_EQ(dat_ep_post_send(n.ep, 1, &l, c, 0),
 		      ERR(DAT_MODEL_NOT_SUPPORTED, 0));
@@ -557,7 +433,7 @@ TEST_IMPL(provider_ext_ud_create_query_free)
 		      DAT_PRIVILEGES_VIOLATION);
 	/* ep_modify works on a UD EP (test-provider-ud2.c tests it). */
 	ASSERT_OK(dat_ep_modify(n.ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &p));
-	ud_fini(&n);
+	sdt_ud_fini(&n);
 
 	/* Attributes beyond a datagram are refused. */
 	a.max_message_size = 70000;
@@ -604,7 +480,7 @@ TEST_IMPL(provider_ext_ud_send_recv)
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, &async);
 	DAT_IB_ADDR_HANDLE ab, ba;
 	DAT_LMR_TRIPLET t[3];
-	struct ud_node a, b;
+	struct sdt_ud a, b;
 	DAT_DTO_COOKIE c;
 	DAT_EVENT ev;
 	DAT_EP_STATE s;
@@ -613,8 +489,8 @@ TEST_IMPL(provider_ext_ud_send_recv)
 	ud_init(&a, ia, 8192, 1);
 	ud_init(&b, ia, 8192, 1);
 	for (i = 0; i < 4; i++)
-		ASSERT_OK(ud_recv(&b, 1024 * i, 1024, 10 + i));
-	ASSERT_OK(ud_recv(&a, 4096, 1024, 20));
+		ASSERT_OK(sdt_ud_recv(&b, 1024 * i, 1024, 10 + i));
+	ASSERT_OK(sdt_ud_recv(&a, 4096, 1024, 20));
 	ud_resolve(&a, &b, &ab, &ba);
 	ASSERT_OK(dat_ep_get_status(a.ep, &s, NULL, NULL));
 	ASSERT_EQ(s, DAT_EP_STATE_CONNECTED);
@@ -622,46 +498,48 @@ TEST_IMPL(provider_ext_ud_send_recv)
 	/* Three segments make one datagram. */
 	for (i = 0; i < 300; i++)
 		a.buf[6000 + i] = (char)(i * 7);
-	t[0] = ud_iov(&a, 6000, 100);
-	t[1] = ud_iov(&a, 6100, 0);
-	t[2] = ud_iov(&a, 6100, 200);
+	t[0] = sdt_ud_iov(&a, 6000, 100);
+	t[1] = sdt_ud_iov(&a, 6100, 0);
+	t[2] = sdt_ud_iov(&a, 6100, 200);
 	c.as_64 = 1;
 	ASSERT_OK(dat_ib_post_send_ud(a.ep, 3, t, &ab, c,
 				      DAT_COMPLETION_DEFAULT_FLAG));
-	ev = ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 1);
+	ev = sdt_ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 1);
 	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length, 300);
-	ev = ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 10);
+	ev = sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 10);
 	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
-		  GRH + 300);
-	ASSERT_MEM_EQ(b.buf + GRH, a.buf + 6000, 300);
+		  SDT_GRH + 300);
+	ASSERT_MEM_EQ(b.buf + SDT_GRH, a.buf + 6000, 300);
 	/* The pseudo-GRH: IPv6 version, payload length, loopback SGID. */
 	ASSERT_EQ((unsigned char)b.buf[0], 0x60);
 	ASSERT_EQ(((unsigned char)b.buf[4] << 8) | (unsigned char)b.buf[5], 300);
 	ASSERT_EQ((unsigned char)b.buf[8 + 15], 1);	/* ::ffff:127.0.0.1 */
 	/* Who sent it: a's qpn (as b's handle to a names it), a's socket. */
-	ASSERT_EQ(ext_of(&ev)->remote_ah.qpn, ba.qpn);
-	ASSERT_MEM_EQ(&ext_of(&ev)->remote_ah.ia_addr, &ba.ia_addr,
+	ASSERT_EQ(sdt_ext_of(&ev)->remote_ah.qpn, ba.qpn);
+	ASSERT_MEM_EQ(&sdt_ext_of(&ev)->remote_ah.ia_addr, &ba.ia_addr,
 		      sizeof(struct sockaddr_in));
-	ASSERT_NULL(ext_of(&ev)->remote_ah.ah);
+	ASSERT_NULL(sdt_ext_of(&ev)->remote_ah.ah);
 
 	/* Suppressed sends complete silently; receives in post order. */
-	ASSERT_OK(ud_send(&a, &ab, 0, 10, 2, DAT_COMPLETION_SUPPRESS_FLAG));
-	ASSERT_OK(ud_send(&a, &ab, 0, 20, 3, DAT_COMPLETION_SUPPRESS_FLAG));
-	ASSERT_OK(ud_send(&a, &ab, 0, 0, 4, DAT_COMPLETION_DEFAULT_FLAG));
-	ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 4);
-	ev = ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 11);
-	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length, GRH + 10);
-	ev = ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 12);
-	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length, GRH + 20);
-	ev = ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 13);
-	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length, GRH);
+	ASSERT_OK(sdt_ud_send(&a, &ab, 0, 10, 2, DAT_COMPLETION_SUPPRESS_FLAG));
+	ASSERT_OK(sdt_ud_send(&a, &ab, 0, 20, 3, DAT_COMPLETION_SUPPRESS_FLAG));
+	ASSERT_OK(sdt_ud_send(&a, &ab, 0, 0, 4, DAT_COMPLETION_DEFAULT_FLAG));
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 4);
+	ev = sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 11);
+	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
+		  SDT_GRH + 10);
+	ev = sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 12);
+	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
+		  SDT_GRH + 20);
+	ev = sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 13);
+	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length, SDT_GRH);
 
 	/* And back, through the passive side's handle. */
 	memcpy(b.buf + 7000, "pong", 5);
-	ASSERT_OK(ud_send(&b, &ba, 7000, 5, 5, DAT_COMPLETION_DEFAULT_FLAG));
-	ud_expect(b.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 5);
-	ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 20);
-	ASSERT_STR_EQ(a.buf + 4096 + GRH, "pong");
+	ASSERT_OK(sdt_ud_send(&b, &ba, 7000, 5, 5, DAT_COMPLETION_DEFAULT_FLAG));
+	sdt_ud_expect(b.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 5);
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 20);
+	ASSERT_STR_EQ(a.buf + 4096 + SDT_GRH, "pong");
 
 	/* A datagram larger than any is refused at post. */
 	{
@@ -693,8 +571,8 @@ TEST_IMPL(provider_ext_ud_send_recv)
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 	ASSERT_OK(dat_ib_ud_ah_free(a.ep, &ab));
 	ASSERT_OK(dat_ib_ud_ah_free(b.ep, &ba));
-	ud_fini(&a);
-	ud_fini(&b);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -705,24 +583,25 @@ TEST_IMPL(provider_ext_ud_recv_too_small)
 	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, &async);
 	DAT_IB_ADDR_HANDLE ab, ba;
-	struct ud_node a, b;
+	struct sdt_ud a, b;
 	DAT_EVENT ev;
 
 	ud_init(&a, ia, 8192, 0);
 	ud_init(&b, ia, 8192, 1);
-	ASSERT_OK(ud_recv(&b, 0, GRH + 10, 1));
-	ASSERT_OK(ud_recv(&b, 1024, 20, 2));	/* not even a GRH */
-	ASSERT_OK(ud_recv(&b, 2048, 1024, 3));
+	ASSERT_OK(sdt_ud_recv(&b, 0, SDT_GRH + 10, 1));
+	ASSERT_OK(sdt_ud_recv(&b, 1024, 20, 2));	/* not even a GRH */
+	ASSERT_OK(sdt_ud_recv(&b, 2048, 1024, 3));
 	ud_resolve(&a, &b, &ab, &ba);
-	ASSERT_OK(ud_send(&a, &ab, 0, 11, 1, DAT_COMPLETION_SUPPRESS_FLAG));
-	ASSERT_OK(ud_send(&a, &ab, 0, 1, 2, DAT_COMPLETION_SUPPRESS_FLAG));
-	ASSERT_OK(ud_send(&a, &ab, 0, 500, 3, DAT_COMPLETION_SUPPRESS_FLAG));
-	ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_LENGTH_ERROR, 1);
-	ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_LENGTH_ERROR, 2);
-	ev = ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 3);
-	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length, GRH + 500);
-	ud_fini(&a);	/* with its address handle */
-	ud_fini(&b);
+	ASSERT_OK(sdt_ud_send(&a, &ab, 0, 11, 1, DAT_COMPLETION_SUPPRESS_FLAG));
+	ASSERT_OK(sdt_ud_send(&a, &ab, 0, 1, 2, DAT_COMPLETION_SUPPRESS_FLAG));
+	ASSERT_OK(sdt_ud_send(&a, &ab, 0, 500, 3, DAT_COMPLETION_SUPPRESS_FLAG));
+	sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_LENGTH_ERROR, 1);
+	sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_LENGTH_ERROR, 2);
+	ev = sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 3);
+	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
+		  SDT_GRH + 500);
+	sdt_ud_fini(&a);	/* with its address handle */
+	sdt_ud_fini(&b);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -733,7 +612,7 @@ TEST_IMPL(provider_ext_ud_reject)
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, &async);
 	static char no[] = "go away";
 	struct sockaddr_storage ss;
-	struct ud_node a, b;
+	struct sdt_ud a, b;
 	DAT_EVENT ev;
 	DAT_CR_HANDLE cr;
 
@@ -755,15 +634,15 @@ TEST_IMPL(provider_ext_ud_reject)
 		      ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR));
 	ev = sdt_wait(a.conn_evd, 10000);
 	ASSERT_EQ(ev.event_number, DAT_IB_UD_CONNECTION_REJECT_EVENT);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_CONNECT_REJECT);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_CONNECT_REJECT);
 	ASSERT_EQ(ev.event_data.connect_event_data.private_data_size, sizeof(no));
 	ASSERT_STR_EQ((char *)ev.event_data.connect_event_data.private_data, no);
-	ASSERT_OK(dat_ib_ud_cm_free(a.ep, ext_of(&ev)->context.as_ptr));
-	ASSERT_DAT_EQ(dat_ib_ud_cm_free(a.ep, ext_of(&ev)->context.as_ptr),
+	ASSERT_OK(dat_ib_ud_cm_free(a.ep, sdt_ext_of(&ev)->context.as_ptr));
+	ASSERT_DAT_EQ(dat_ib_ud_cm_free(a.ep, sdt_ext_of(&ev)->context.as_ptr),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 	sdt_expect_none(b.cr_evd, 300);
-	ud_fini(&a);
-	ud_fini(&b);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -780,7 +659,7 @@ TEST_IMPL(provider_ext_ud_timeout_and_refusal)
 	socklen_t bl = sizeof(bound);
 	DAT_PSP_HANDLE ppsp;
 	DAT_CONN_QUAL pport;
-	struct ud_node a;
+	struct sdt_ud a;
 	DAT_EVENT ev;
 	int fd;
 
@@ -798,8 +677,8 @@ TEST_IMPL(provider_ext_ud_timeout_and_refusal)
 				 300000, 0, NULL, DAT_QOS_BEST_EFFORT, 0));
 	ev = sdt_wait(a.conn_evd, 20000);
 	ASSERT_EQ(ev.event_number, DAT_IB_UD_CONNECTION_ERROR_EVENT);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_CONNECT_ERROR);
-	ASSERT_EQ(ext_of(&ev)->status, DAT_IB_OP_ERR);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_CONNECT_ERROR);
+	ASSERT_EQ(sdt_ext_of(&ev)->status, DAT_IB_OP_ERR);
 	close(fd);
 
 	ASSERT_OK(dat_psp_create_any(ia, &pport, a.cr_evd, DAT_PSP_PROVIDER_FLAG,
@@ -811,7 +690,7 @@ TEST_IMPL(provider_ext_ud_timeout_and_refusal)
 	ASSERT_EQ(ev.event_number, DAT_IB_UD_CONNECTION_REJECT_EVENT);
 	sdt_expect_none(a.cr_evd, 100);
 	ASSERT_OK(dat_psp_free(ppsp));
-	ud_fini(&a);
+	sdt_ud_fini(&a);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -823,25 +702,25 @@ TEST_IMPL(provider_ext_ud_disconnect_flush)
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, &async);
 	struct sockaddr_storage ss;
 	DAT_IB_ADDR_HANDLE ab, ba;
-	struct ud_node a, b;
+	struct sdt_ud a, b;
 	DAT_EP_STATE s;
 
 	ud_init(&a, ia, 4096, 0);
 	ud_init(&b, ia, 4096, 1);
 	ud_resolve(&a, &b, &ab, &ba);
-	ASSERT_OK(ud_recv(&a, 0, 512, 1));
-	ASSERT_OK(ud_recv(&a, 512, 512, 2));
+	ASSERT_OK(sdt_ud_recv(&a, 0, 512, 1));
+	ASSERT_OK(sdt_ud_recv(&a, 512, 512, 2));
 	ASSERT_OK(dat_ep_disconnect(a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 1);
-	ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 2);
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 1);
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 2);
 	sdt_expect_conn(a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
 	ASSERT_OK(dat_ep_get_status(a.ep, &s, NULL, NULL));
 	ASSERT_EQ(s, DAT_EP_STATE_DISCONNECTED);
 	/* Posts on a DISCONNECTED EP are flushed at once; connects refused. */
-	ASSERT_OK(ud_recv(&a, 0, 512, 3));
-	ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 3);
-	ASSERT_OK(ud_send(&a, &ab, 0, 8, 4, DAT_COMPLETION_SUPPRESS_FLAG));
-	ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_ERR_FLUSHED, 4);
+	ASSERT_OK(sdt_ud_recv(&a, 0, 512, 3));
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 3);
+	ASSERT_OK(sdt_ud_send(&a, &ab, 0, 8, 4, DAT_COMPLETION_SUPPRESS_FLAG));
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_ERR_FLUSHED, 4);
 	sdt_ia_addr(ia, &ss);
 	ASSERT_DAT_EQ(DAT_GET_TYPE(dat_ep_connect(a.ep, (DAT_IA_ADDRESS_PTR)&ss,
 						  b.port, 1000000, 0, NULL, 0, 0)),
@@ -851,12 +730,12 @@ TEST_IMPL(provider_ext_ud_disconnect_flush)
 	ASSERT_OK(dat_ep_get_status(a.ep, &s, NULL, NULL));
 	ASSERT_EQ(s, DAT_EP_STATE_UNCONNECTED);
 	/* The handle resolved before still works. */
-	ASSERT_OK(ud_recv(&b, 0, 512, 5));
-	ASSERT_OK(ud_send(&a, &ab, 0, 8, 6, DAT_COMPLETION_DEFAULT_FLAG));
-	ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 6);
-	ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 5);
-	ud_fini(&a);
-	ud_fini(&b);
+	ASSERT_OK(sdt_ud_recv(&b, 0, 512, 5));
+	ASSERT_OK(sdt_ud_send(&a, &ab, 0, 8, 6, DAT_COMPLETION_DEFAULT_FLAG));
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 6);
+	sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 5);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -870,7 +749,7 @@ TEST_IMPL(provider_ext_ud_many_and_ia_close)
 {
 	DAT_EVD_HANDLE async1 = DAT_HANDLE_NULL, async2 = DAT_HANDLE_NULL;
 	DAT_IA_HANDLE ia1 = sdt_open_ia(NULL, &async1), ia2;
-	struct ud_node a, b[3];
+	struct sdt_ud a, b[3];
 	struct sockaddr_storage ss;
 	DAT_IB_ADDR_HANDLE ab, ba;
 	DAT_EVENT ev;
@@ -1041,7 +920,7 @@ TEST_IMPL(provider_ext_ud_hostile)
 
 	/* Strays at a UD EP: a DATA under the wrong key is not placed. */
 	{
-		struct ud_node a, c;
+		struct sdt_ud a, c;
 		DAT_IB_ADDR_HANDLE ab, ba;
 		DAT_EP_PARAM ep;
 
@@ -1049,19 +928,19 @@ TEST_IMPL(provider_ext_ud_hostile)
 		ud_init(&c, ia, 4096, 1);
 		ud_resolve(&a, &c, &ab, &ba);
 		ASSERT_OK(dat_ep_query(c.ep, DAT_EP_FIELD_ALL, &ep));
-		ASSERT_OK(ud_recv(&c, 0, 1024, 1));
+		ASSERT_OK(sdt_ud_recv(&c, 0, 1024, 1));
 		n = raw_msg(b, SD_UD_DATA, ab.qpn, 0, 0, 0, "", 0);
 		raw_to(fd, b, n + 8, ep.local_port_qual);
 		n = raw_msg(b, SD_UD_REP, ab.qpn, 0, 99, 0, "", 0);
 		raw_to(fd, b, n, ep.local_port_qual);
 		raw_to(fd, "x", 1, ep.local_port_qual);
-		ASSERT_OK(ud_send(&a, &ab, 0, 16, 2, DAT_COMPLETION_SUPPRESS_FLAG));
-		ev = ud_expect(c.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
+		ASSERT_OK(sdt_ud_send(&a, &ab, 0, 16, 2, DAT_COMPLETION_SUPPRESS_FLAG));
+		ev = sdt_ud_expect(c.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
 		ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
-			  GRH + 16);
-		ASSERT_EQ(ext_of(&ev)->remote_ah.qpn, ba.qpn);
-		ud_fini(&a);
-		ud_fini(&c);
+			  SDT_GRH + 16);
+		ASSERT_EQ(sdt_ext_of(&ev)->remote_ah.qpn, ba.qpn);
+		sdt_ud_fini(&a);
+		sdt_ud_fini(&c);
 	}
 	close(fd);
 	ASSERT_OK(dat_psp_free(ppsp));
@@ -1072,7 +951,7 @@ TEST_IMPL(provider_ext_ud_hostile)
 
 /* Several threads send on one UD EP while the engine receives. */
 struct sender {
-	struct ud_node		*n;
+	struct sdt_ud		*n;
 	DAT_IB_ADDR_HANDLE	*ah;
 	int			id;
 };
@@ -1089,9 +968,9 @@ static void *send_thread(void *arg)
 		DAT_RETURN r;
 
 		/* The request queue may be full for a moment: retry. */
-		while ((r = ud_send(s->n, s->ah, (size_t)s->id * 64, 32,
-				    (uint64_t)(s->id * 1000 + i),
-				    DAT_COMPLETION_SUPPRESS_FLAG)) ==
+		while ((r = sdt_ud_send(s->n, s->ah, (size_t)s->id * 64, 32,
+					(uint64_t)(s->id * 1000 + i),
+					DAT_COMPLETION_SUPPRESS_FLAG)) ==
 		       ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP))
 			usleep(1000);
 		ASSERT_OK(r);
@@ -1106,13 +985,13 @@ TEST_IMPL(provider_ext_ud_threads)
 	struct sender s[THREADS];
 	pthread_t t[THREADS];
 	DAT_IB_ADDR_HANDLE ab, ba;
-	struct ud_node a, b;
+	struct sdt_ud a, b;
 	int i, got[THREADS] = { 0 };
 
 	ud_init(&a, ia, 4096, 0);
 	ud_init(&b, ia, 256 * THREADS * PER_THREAD, 1);
 	for (i = 0; i < THREADS * PER_THREAD; i++)
-		ASSERT_OK(ud_recv(&b, (size_t)i * 256, 256, (uint64_t)i));
+		ASSERT_OK(sdt_ud_recv(&b, (size_t)i * 256, 256, (uint64_t)i));
 	ud_resolve(&a, &b, &ab, &ba);
 	for (i = 0; i < THREADS; i++) {
 		memset(a.buf + i * 64, 'a' + i, 32);
@@ -1125,21 +1004,21 @@ TEST_IMPL(provider_ext_ud_threads)
 		ASSERT_OK(pthread_join(t[i], NULL));
 	/* Loopback loses nothing at this rate; receives complete in order. */
 	for (i = 0; i < THREADS * PER_THREAD; i++) {
-		DAT_EVENT ev = ud_expect(b.dto_evd, DAT_IB_UD_RECV,
-					 DAT_DTO_SUCCESS, (uint64_t)i);
-		char *p = b.buf + (size_t)i * 256 + GRH;
+		DAT_EVENT ev = sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV,
+					     DAT_DTO_SUCCESS, (uint64_t)i);
+		char *p = b.buf + (size_t)i * 256 + SDT_GRH;
 
 		ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
-			  GRH + 32);
+			  SDT_GRH + 32);
 		ASSERT(p[0] >= 'a' && p[0] < 'a' + THREADS);
 		ASSERT_EQ(p[31], p[0]);
 		got[p[0] - 'a']++;
 	}
 	for (i = 0; i < THREADS; i++)
 		ASSERT_EQ(got[i], PER_THREAD);
-	ASSERT_EQ(counter(a.ep, DCNT_EP_POST_SEND_UD), THREADS * PER_THREAD);
-	ud_fini(&a);
-	ud_fini(&b);
+	ASSERT_EQ(sdt_counter(a.ep, DCNT_EP_POST_SEND_UD), THREADS * PER_THREAD);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -1178,16 +1057,16 @@ TEST_IMPL(provider_ext_rc_immediate_atomics)
 					       DAT_COMPLETION_DEFAULT_FLAG));
 	ev = sdt_wait(cli.req_evd, 10000);
 	ASSERT_EQ(ev.event_number, DAT_IB_DTO_EVENT);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_RDMA_WRITE_IMMED);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_RDMA_WRITE_IMMED);
 	ASSERT_EQ(ev.event_data.dto_completion_event_data.status, DAT_DTO_SUCCESS);
 	ev = sdt_wait(srv.recv_evd, 10000);
 	ASSERT_EQ(ev.event_number, DAT_IB_DTO_EVENT);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_RDMA_WRITE_IMMED_DATA);
-	ASSERT_EQ(ext_of(&ev)->val.immed.data, 0xabcd);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_RDMA_WRITE_IMMED_DATA);
+	ASSERT_EQ(sdt_ext_of(&ev)->val.immed.data, 0xabcd);
 	ASSERT_UINT64_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64, 77);
 	ASSERT_STR_EQ(srv.buf + 200, "immediate");
-	ASSERT_EQ(counter(cli.ep, DCNT_EP_POST_WRITE_IMM), 1);
-	ASSERT_EQ(counter(cli.ep, DCNT_EP_POST_WRITE_IMM_DATA), 10);
+	ASSERT_EQ(sdt_counter(cli.ep, DCNT_EP_POST_WRITE_IMM), 1);
+	ASSERT_EQ(sdt_counter(cli.ep, DCNT_EP_POST_WRITE_IMM_DATA), 10);
 
 	/* Atomics need buffers registered with the atomic privilege. */
 	word = calloc(1, 64);
@@ -1216,7 +1095,7 @@ TEST_IMPL(provider_ext_rc_immediate_atomics)
 					    DAT_COMPLETION_DEFAULT_FLAG));
 	ev = sdt_wait(cli.req_evd, 10000);
 	ASSERT_EQ(ev.event_number, DAT_IB_DTO_EVENT);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_FETCH_AND_ADD);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_FETCH_AND_ADD);
 	ASSERT_EQ(ev.event_data.dto_completion_event_data.status, DAT_DTO_SUCCESS);
 	ASSERT_UINT64_EQ(*old, 40);
 	ASSERT_UINT64_EQ(*word, 42);
@@ -1224,11 +1103,11 @@ TEST_IMPL(provider_ext_rc_immediate_atomics)
 	ASSERT_OK(dat_ib_post_cmp_and_swap(cli.ep, 42, 99, &l, c, &r,
 					   DAT_COMPLETION_DEFAULT_FLAG));
 	ev = sdt_wait(cli.req_evd, 10000);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_CMP_AND_SWAP);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_CMP_AND_SWAP);
 	ASSERT_UINT64_EQ(*old, 42);
 	ASSERT_UINT64_EQ(*word, 99);
-	ASSERT_EQ(counter(cli.ep, DCNT_EP_POST_FETCH_ADD), 1);
-	ASSERT_EQ(counter(cli.ep, DCNT_EP_POST_CMP_SWAP), 1);
+	ASSERT_EQ(sdt_counter(cli.ep, DCNT_EP_POST_FETCH_ADD), 1);
+	ASSERT_EQ(sdt_counter(cli.ep, DCNT_EP_POST_CMP_SWAP), 1);
 
 	sdt_disconnect(&cli, &srv);
 	ASSERT_OK(dat_lmr_free(alma));

@@ -21,22 +21,12 @@
 
 #include "../provider/udproto.h"	/* the wire, for a requester by hand */
 #include "provider-conn.h"
+#include "provider-ud.h"
 #include "provider-util.h"
 #include "test.h"
 
-/* The GRH area that starts every UD receive. */
-#define GRH 40
-
 /* The largest UD message (ud.c: a datagram less our header). */
 #define UD_MAX_MSG (65507 - 40)
-
-/* What ep.h posts a watermark under (SD_EVENT_WATERMARK). */
-#define WATERMARK_EVENT DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
-
-static DAT_IB_EXTENSION_EVENT_DATA *ext_of(DAT_EVENT *ev)
-{
-	return (DAT_IB_EXTENSION_EVENT_DATA *)(void *)ev->event_extension_data;
-}
 
 static DAT_DTO_COOKIE ck(uint64_t v)
 {
@@ -49,118 +39,17 @@ static DAT_DTO_COOKIE ck(uint64_t v)
 /* ------------------------------------------------------------------ */
 /* UD nodes                                                            */
 
-/* One side: a UD EP with its EVDs, maybe a PSP, a registered buffer. */
-struct u2 {
-	DAT_IA_HANDLE	ia;
-	DAT_PZ_HANDLE	pz;
-	DAT_EVD_HANDLE	dto_evd, conn_evd, cr_evd;
-	DAT_EP_HANDLE	ep;
-	DAT_PSP_HANDLE	psp;
-	DAT_CONN_QUAL	port;
-	char		*buf;
-	size_t		len;
-	DAT_LMR_HANDLE	lmr;
-	DAT_LMR_CONTEXT	lctx;
-};
-
+/* This file's UD EPs: queues 16 deep, of 2 segments. */
 static DAT_EP_ATTR u2_attr(void)
 {
-	DAT_EP_ATTR a;
-
-	memset(&a, 0, sizeof(a));
-	a.service_type = (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD;
-	a.max_recv_dtos = 16;
-	a.max_request_dtos = 16;
-	a.max_recv_iov = 2;
-	a.max_request_iov = 2;
-	a.request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	a.recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	return a;
+	return sdt_ud_attr(16, 2);
 }
 
-static void u2_init(struct u2 *n, DAT_IA_HANDLE ia, size_t len, int psp)
+static void u2_init(struct sdt_ud *n, DAT_IA_HANDLE ia, size_t len, int psp)
 {
 	DAT_EP_ATTR a = u2_attr();
-	DAT_REGION_DESCRIPTION rd;
-	DAT_RMR_CONTEXT rctx;
-	DAT_VLEN rlen;
-	DAT_VADDR raddr;
 
-	memset(n, 0, sizeof(*n));
-	n->ia = ia;
-	ASSERT_OK(dat_pz_create(ia, &n->pz));
-	ASSERT_OK(dat_evd_create(ia, 256, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
-				 &n->dto_evd));
-	ASSERT_OK(dat_evd_create(ia, 64, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG,
-				 &n->conn_evd));
-	ASSERT_OK(dat_evd_create(ia, 64, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG,
-				 &n->cr_evd));
-	ASSERT_OK(dat_ep_create(ia, n->pz, n->dto_evd, n->dto_evd, n->conn_evd,
-				&a, &n->ep));
-	n->len = len;
-	n->buf = calloc(1, len);
-	ASSERT_NOT_NULL(n->buf);
-	rd.for_va = n->buf;
-	ASSERT_OK(dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, len, n->pz,
-				 DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA, &n->lmr,
-				 &n->lctx, &rctx, &rlen, &raddr));
-	if (psp)
-		ASSERT_OK(dat_psp_create_any(ia, &n->port, n->cr_evd,
-					     DAT_PSP_CONSUMER_FLAG, &n->psp));
-}
-
-static void u2_fini(struct u2 *n)
-{
-	if (n->psp)
-		ASSERT_OK(dat_psp_free(n->psp));
-	if (n->ep)
-		ASSERT_OK(dat_ep_free(n->ep));
-	ASSERT_OK(dat_lmr_free(n->lmr));
-	ASSERT_OK(dat_evd_free(n->dto_evd));
-	ASSERT_OK(dat_evd_free(n->conn_evd));
-	ASSERT_OK(dat_evd_free(n->cr_evd));
-	ASSERT_OK(dat_pz_free(n->pz));
-	free(n->buf);
-}
-
-static DAT_LMR_TRIPLET u2_iov(const struct u2 *n, size_t off, size_t len)
-{
-	DAT_LMR_TRIPLET t;
-
-	t.lmr_context = n->lctx;
-	t.virtual_address = (DAT_VADDR)(uintptr_t)(n->buf + off);
-	t.segment_length = len;
-	return t;
-}
-
-static DAT_RETURN u2_recv(struct u2 *n, size_t off, size_t len, uint64_t cookie)
-{
-	DAT_LMR_TRIPLET t = u2_iov(n, off, len);
-
-	return dat_ep_post_recv(n->ep, 1, &t, ck(cookie),
-				DAT_COMPLETION_DEFAULT_FLAG);
-}
-
-static DAT_RETURN u2_send(struct u2 *n, DAT_IB_ADDR_HANDLE *ah, size_t off,
-			  size_t len, uint64_t cookie, DAT_COMPLETION_FLAGS f)
-{
-	DAT_LMR_TRIPLET t = u2_iov(n, off, len);
-
-	return dat_ib_post_send_ud(n->ep, 1, &t, ah, ck(cookie), f);
-}
-
-/* Waits for a UD DTO completion on @evd and checks it. */
-static DAT_EVENT u2_expect(DAT_EVD_HANDLE evd, DAT_IB_EXT_TYPE type,
-			   DAT_DTO_COMPLETION_STATUS status, uint64_t cookie)
-{
-	DAT_EVENT ev = sdt_wait(evd, 10000);
-	DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
-
-	ASSERT_EQ(ev.event_number, DAT_IB_DTO_EVENT);
-	ASSERT_EQ(ext_of(&ev)->type, type);
-	ASSERT_EQ(d->status, status);
-	ASSERT_UINT64_EQ(d->user_cookie.as_64, cookie);
-	return ev;
+	sdt_ud_init(n, ia, &a, len, psp);
 }
 
 /*
@@ -181,7 +70,7 @@ static DAT_CR_HANDLE u2_cr(DAT_EVD_HANDLE evd, DAT_CR_ARRIVAL_EVENT_DATA *out)
 	DAT_EVENT ev = sdt_wait(evd, 10000);
 
 	ASSERT_EQ(ev.event_number, DAT_IB_UD_CONNECTION_REQUEST_EVENT);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_CONNECT_REQUEST);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_CONNECT_REQUEST);
 	if (out)
 		*out = ev.event_data.cr_arrival_event_data;
 	return ev.event_data.cr_arrival_event_data.cr_handle;
@@ -193,49 +82,30 @@ static DAT_CR_HANDLE u2_cr(DAT_EVD_HANDLE evd, DAT_CR_ARRIVAL_EVENT_DATA *out)
  * ESTABLISHED. *@ab: how @a sends to @b, *@ba (may be NULL) the reverse.
  * The CM objects are released.
  */
-static void u2_finish(struct u2 *a, struct u2 *b, DAT_IB_ADDR_HANDLE *ab,
-		      DAT_IB_ADDR_HANDLE *ba)
+static void u2_finish(struct sdt_ud *a, struct sdt_ud *b,
+		      DAT_IB_ADDR_HANDLE *ab, DAT_IB_ADDR_HANDLE *ba)
 {
 	DAT_EVENT ev;
 
 	ASSERT_OK(dat_cr_accept(u2_cr(b->cr_evd, NULL), b->ep, 0, NULL));
 	ev = u2_conn(a->conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_REMOTE_AH);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_REMOTE_AH);
 	ASSERT_PTR_EQ(ev.event_data.connect_event_data.ep_handle, a->ep);
-	*ab = ext_of(&ev)->remote_ah;
-	ASSERT_OK(dat_ib_ud_cm_free(a->ep, ext_of(&ev)->context.as_ptr));
+	*ab = sdt_ext_of(&ev)->remote_ah;
+	ASSERT_OK(dat_ib_ud_cm_free(a->ep, sdt_ext_of(&ev)->context.as_ptr));
 	ev = u2_conn(b->conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_PASSIVE_REMOTE_AH);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_PASSIVE_REMOTE_AH);
 	if (ba)
-		*ba = ext_of(&ev)->remote_ah;
-	ASSERT_OK(dat_ib_ud_cm_free(b->ep, ext_of(&ev)->context.as_ptr));
-}
-
-/* @a asks @b's PSP for an address handle (no timeout, no private data). */
-static void u2_connect(struct u2 *a, DAT_CONN_QUAL port, DAT_TIMEOUT t)
-{
-	struct sockaddr_storage ss;
-
-	sdt_ia_addr(a->ia, &ss);
-	ASSERT_OK(dat_ep_connect(a->ep, (DAT_IA_ADDRESS_PTR)&ss, port, t, 0,
-				 NULL, DAT_QOS_BEST_EFFORT,
-				 DAT_CONNECT_DEFAULT_FLAG));
+		*ba = sdt_ext_of(&ev)->remote_ah;
+	ASSERT_OK(dat_ib_ud_cm_free(b->ep, sdt_ext_of(&ev)->context.as_ptr));
 }
 
 /* @a resolves handles to @b through @b's PSP. */
-static void u2_resolve(struct u2 *a, struct u2 *b, DAT_IB_ADDR_HANDLE *ab,
-		       DAT_IB_ADDR_HANDLE *ba)
+static void u2_resolve(struct sdt_ud *a, struct sdt_ud *b,
+		       DAT_IB_ADDR_HANDLE *ab, DAT_IB_ADDR_HANDLE *ba)
 {
-	u2_connect(a, b->port, DAT_TIMEOUT_INFINITE);
+	sdt_connect_to(a->ia, a->ep, b->port, DAT_TIMEOUT_INFINITE);
 	u2_finish(a, b, ab, ba);
-}
-
-static DAT_EP_STATE u2_state(DAT_EP_HANDLE ep)
-{
-	DAT_EP_STATE s;
-
-	ASSERT_OK(dat_ep_get_status(ep, &s, NULL, NULL));
-	return s;
 }
 
 static DAT_EP_PARAM u2_query(DAT_EP_HANDLE ep)
@@ -252,33 +122,6 @@ static DAT_EP_PARAM u2_query(DAT_EP_HANDLE ep)
 	_p.ep_attr.field = (value);					\
 	dat_ep_modify((ep), (bit), &_p);				\
 })
-
-/* A loopback port with no service point: bound, then closed. */
-static DAT_CONN_QUAL dead_port(void)
-{
-	struct sockaddr_in sin;
-	socklen_t sl = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	ASSERT(fd >= 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ASSERT_OK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
-	ASSERT_OK(getsockname(fd, (struct sockaddr *)&sin, &sl));
-	close(fd);
-	return ntohs(sin.sin_port);
-}
-
-static void expect_watermark(DAT_EVD_HANDLE evd, DAT_HANDLE h)
-{
-	DAT_EVENT ev = sdt_wait(evd, 10000);
-
-	ASSERT_EQ(ev.event_number, WATERMARK_EVENT);
-	ASSERT_PTR_EQ(ev.event_data.asynch_error_event_data.dat_handle, h);
-	ASSERT_EQ(ev.event_data.asynch_error_event_data.reason,
-		  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
-}
 
 /* ---- a UD requester by hand (provider/udproto.h) ------------------ */
 
@@ -364,7 +207,7 @@ TEST_IMPL(provider_ud2_modify_args)
 	DAT_PZ_HANDLE pz2;
 	DAT_EP_PARAM p, before, after;
 	char name[] = SDT_IA_NAME;
-	struct u2 n;
+	struct sdt_ud n;
 	size_t i;
 
 	u2_init(&n, ia, 4096, 0);
@@ -478,7 +321,7 @@ TEST_IMPL(provider_ud2_modify_args)
 	ASSERT_OK(dat_evd_free(evd2));
 	ASSERT_OK(dat_pz_free(pz2));
 	ASSERT_OK(dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG));
-	u2_fini(&n);
+	sdt_ud_fini(&n);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -501,7 +344,7 @@ TEST_IMPL(provider_ud2_modify_changes)
 	DAT_LMR_TRIPLET t[2];
 	DAT_PZ_HANDLE pz2;
 	DAT_EP_PARAM p;
-	struct u2 a, b;
+	struct sdt_ud a, b;
 	DAT_EVENT ev;
 
 	u2_init(&a, ia, 8192, 0);
@@ -534,7 +377,7 @@ TEST_IMPL(provider_ud2_modify_changes)
 	p.pz_handle = pz2;
 	ASSERT_OK(dat_ep_modify(a.ep, DAT_EP_FIELD_PZ_HANDLE, &p));
 	ASSERT_PTR_EQ(u2_query(a.ep).pz_handle, pz2);
-	ASSERT_DAT_EQ(DAT_GET_TYPE(u2_recv(&a, 0, 64, 1)),
+	ASSERT_DAT_EQ(DAT_GET_TYPE(sdt_ud_recv(&a, 0, 64, 1)),
 		      DAT_PROTECTION_VIOLATION);
 	ASSERT_DAT_EQ(dat_pz_free(pz2), ERR(DAT_INVALID_STATE,
 					    DAT_INVALID_STATE_PZ_IN_USE));
@@ -564,13 +407,13 @@ TEST_IMPL(provider_ud2_modify_changes)
 	ASSERT_EQ(p.ep_attr.max_message_size, UD_MAX_MSG);
 	ASSERT_EQ(p.ep_attr.max_rdma_size, 0);
 	ASSERT_EQ(p.ep_attr.service_type, DAT_IB_SERVICE_TYPE_UD);
-	t[0] = u2_iov(&a, 0, 100);
-	t[1] = u2_iov(&a, 100, 100);
+	t[0] = sdt_ud_iov(&a, 0, 100);
+	t[1] = sdt_ud_iov(&a, 100, 100);
 	ASSERT_DAT_EQ(dat_ep_post_recv(a.ep, 2, t, ck(1), 0),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
-	ASSERT_OK(u2_recv(&a, 0, 1024, 1));
-	ASSERT_OK(u2_recv(&a, 1024, 1024, 2));
-	ASSERT_DAT_EQ(u2_recv(&a, 2048, 1024, 3),
+	ASSERT_OK(sdt_ud_recv(&a, 0, 1024, 1));
+	ASSERT_OK(sdt_ud_recv(&a, 1024, 1024, 2));
+	ASSERT_DAT_EQ(sdt_ud_recv(&a, 2048, 1024, 3),
 		      ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP));
 
 	/* Receives are posted: no new depths, no new receive flags... */
@@ -593,20 +436,21 @@ TEST_IMPL(provider_ud2_modify_changes)
 
 	/* The connection events come to the new EVD, the data to the new DTO EVD. */
 	u2_resolve(&a, &b, &ab, &ba);
-	ASSERT_OK(u2_recv(&b, 0, 1024, 10));
+	ASSERT_OK(sdt_ud_recv(&b, 0, 1024, 10));
 	memcpy(a.buf + 4096, "unsignalled", 12);
-	ASSERT_OK(u2_send(&a, &ab, 4096, 12, 20, DAT_COMPLETION_UNSIGNALLED_FLAG));
-	u2_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 20);
-	u2_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 10);
-	ASSERT_STR_EQ(b.buf + GRH, "unsignalled");
+	ASSERT_OK(sdt_ud_send(&a, &ab, 4096, 12, 20, DAT_COMPLETION_UNSIGNALLED_FLAG));
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 20);
+	sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 10);
+	ASSERT_STR_EQ(b.buf + SDT_GRH, "unsignalled");
 	memcpy(b.buf + 4096, "back", 5);
-	ASSERT_OK(u2_send(&b, &ba, 4096, 5, 21, DAT_COMPLETION_SUPPRESS_FLAG));
-	ev = u2_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
-	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length, GRH + 5);
-	ASSERT_STR_EQ(a.buf + GRH, "back");
+	ASSERT_OK(sdt_ud_send(&b, &ba, 4096, 5, 21, DAT_COMPLETION_SUPPRESS_FLAG));
+	ev = sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
+	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
+		  SDT_GRH + 5);
+	ASSERT_STR_EQ(a.buf + SDT_GRH, "back");
 
-	u2_fini(&a);
-	u2_fini(&b);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -625,7 +469,7 @@ TEST_IMPL(provider_ud2_modify_changes)
 TEST_IMPL(provider_ud2_modify_by_state)
 {
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, NULL);
-	struct u2 a, b, c;
+	struct sdt_ud a, b, c;
 	DAT_IB_ADDR_HANDLE ab;
 	DAT_CR_HANDLE cr;
 	struct sd_ud_hdr h;
@@ -638,8 +482,8 @@ TEST_IMPL(provider_ud2_modify_by_state)
 	u2_init(&c, ia, 4096, 1);
 
 	/* Active, pending: refused; rejected: allowed again. */
-	u2_connect(&a, b.port, DAT_TIMEOUT_INFINITE);
-	ASSERT_EQ(u2_state(a.ep), DAT_EP_STATE_UNCONNECTED);
+	sdt_connect_to(a.ia, a.ep, b.port, DAT_TIMEOUT_INFINITE);
+	ASSERT_EQ(sdt_ep_state(a.ep), DAT_EP_STATE_UNCONNECTED);
 	ASSERT_DAT_EQ(MODIFY_ATTR(a.ep, DAT_EP_FIELD_EP_ATTR_QOS, qos,
 				  DAT_QOS_BEST_EFFORT),
 		      ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_ACTCONNPENDING));
@@ -648,22 +492,22 @@ TEST_IMPL(provider_ud2_modify_by_state)
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
 	ASSERT_OK(dat_cr_reject(u2_cr(b.cr_evd, NULL), 0, NULL));
 	ev = u2_conn(a.conn_evd, DAT_IB_UD_CONNECTION_REJECT_EVENT);
-	ASSERT_OK(dat_ib_ud_cm_free(a.ep, ext_of(&ev)->context.as_ptr));
+	ASSERT_OK(dat_ib_ud_cm_free(a.ep, sdt_ext_of(&ev)->context.as_ptr));
 	ASSERT_OK(MODIFY_ATTR(a.ep, DAT_EP_FIELD_EP_ATTR_QOS, qos,
 			      DAT_QOS_BEST_EFFORT));
 
 	/* Timed out (nobody at that port answers): allowed again. */
-	u2_connect(&a, dead_port(), 300000);
+	sdt_connect_to(a.ia, a.ep, sdt_dead_port(), 300000);
 	ASSERT_DAT_EQ(MODIFY_ATTR(a.ep, DAT_EP_FIELD_EP_ATTR_QOS, qos,
 				  DAT_QOS_BEST_EFFORT),
 		      ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_ACTCONNPENDING));
 	ev = u2_conn(a.conn_evd, DAT_IB_UD_CONNECTION_ERROR_EVENT);
-	ASSERT_OK(dat_ib_ud_cm_free(a.ep, ext_of(&ev)->context.as_ptr));
+	ASSERT_OK(dat_ib_ud_cm_free(a.ep, sdt_ext_of(&ev)->context.as_ptr));
 	ASSERT_OK(MODIFY_ATTR(a.ep, DAT_EP_FIELD_EP_ATTR_QOS, qos,
 			      DAT_QOS_BEST_EFFORT));
 
 	/* Disconnected while pending; reset: modifiable at once. */
-	u2_connect(&a, c.port, DAT_TIMEOUT_INFINITE);
+	sdt_connect_to(a.ia, a.ep, c.port, DAT_TIMEOUT_INFINITE);
 	cr = u2_cr(c.cr_evd, NULL);
 	ASSERT_OK(dat_ep_disconnect(a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	u2_conn(a.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
@@ -676,7 +520,7 @@ TEST_IMPL(provider_ud2_modify_by_state)
 	/* The abandoned attempt's answer changes nothing. */
 	ASSERT_OK(dat_cr_accept(cr, c.ep, 0, NULL));
 	sdt_expect_none(a.conn_evd, 300);
-	ASSERT_EQ(u2_state(a.ep), DAT_EP_STATE_UNCONNECTED);
+	ASSERT_EQ(sdt_ep_state(a.ep), DAT_EP_STATE_UNCONNECTED);
 	ASSERT_OK(MODIFY_ATTR(a.ep, DAT_EP_FIELD_EP_ATTR_QOS, qos,
 			      DAT_QOS_BEST_EFFORT));
 
@@ -696,8 +540,8 @@ TEST_IMPL(provider_ud2_modify_by_state)
 	/* The RTU: the handle is complete, the EP CONNECTED. */
 	raw_cm(fd, SD_UD_RTU, h.src_qpn, h.src_qkey, 77, 0, ntohs(from.sin_port));
 	ev = u2_conn(b.conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	ASSERT_OK(dat_ib_ud_cm_free(b.ep, ext_of(&ev)->context.as_ptr));
-	ASSERT_EQ(u2_state(b.ep), DAT_EP_STATE_CONNECTED);
+	ASSERT_OK(dat_ib_ud_cm_free(b.ep, sdt_ext_of(&ev)->context.as_ptr));
+	ASSERT_EQ(sdt_ep_state(b.ep), DAT_EP_STATE_CONNECTED);
 	close(fd);
 
 	/* CONNECTED: refused, arguments checked first. */
@@ -722,9 +566,9 @@ TEST_IMPL(provider_ud2_modify_by_state)
 			      max_recv_dtos, 4));
 	ASSERT_EQ(u2_query(a.ep).ep_attr.max_recv_dtos, 4);
 
-	u2_fini(&a);
-	u2_fini(&b);
-	u2_fini(&c);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
+	sdt_ud_fini(&c);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -745,7 +589,7 @@ TEST_IMPL(provider_ud2_recv_query)
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, NULL);
 	DAT_IB_ADDR_HANDLE ab, ba;
 	DAT_COUNT nb, span;
-	struct u2 a, b;
+	struct sdt_ud a, b;
 	int i;
 
 	u2_init(&a, ia, 8192, 0);
@@ -759,7 +603,7 @@ TEST_IMPL(provider_ud2_recv_query)
 	ASSERT_EQ(nb, 0);
 	ASSERT_EQ(span, 0);
 	for (i = 0; i < 3; i++)
-		ASSERT_OK(u2_recv(&a, (size_t)i * 1024, 1024, (uint64_t)i));
+		ASSERT_OK(sdt_ud_recv(&a, (size_t)i * 1024, 1024, (uint64_t)i));
 	ASSERT_OK(dat_ep_recv_query(a.ep, &nb, &span));
 	ASSERT_EQ(nb, 3);
 	ASSERT_EQ(span, 3);
@@ -771,31 +615,31 @@ TEST_IMPL(provider_ud2_recv_query)
 	u2_resolve(&a, &b, &ab, &ba);
 	ASSERT_OK(dat_ep_recv_query(a.ep, &nb, &span));
 	ASSERT_EQ(nb, 3);
-	ASSERT_OK(u2_send(&b, &ba, 0, 10, 9, DAT_COMPLETION_SUPPRESS_FLAG));
-	u2_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 0);
+	ASSERT_OK(sdt_ud_send(&b, &ba, 0, 10, 9, DAT_COMPLETION_SUPPRESS_FLAG));
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 0);
 	ASSERT_OK(dat_ep_recv_query(a.ep, &nb, &span));
 	ASSERT_EQ(nb, 2);
 	ASSERT_EQ(span, 2);
 
 	/* DISCONNECTED: flushed, and nothing more is held. */
 	ASSERT_OK(dat_ep_disconnect(a.ep, DAT_CLOSE_ABRUPT_FLAG));
-	u2_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 1);
-	u2_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 2);
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 1);
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 2);
 	ASSERT_OK(dat_ep_recv_query(a.ep, &nb, &span));
 	ASSERT_EQ(nb, 0);
 	ASSERT_EQ(span, 0);
-	ASSERT_OK(u2_recv(&a, 0, 1024, 5));
-	u2_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 5);
+	ASSERT_OK(sdt_ud_recv(&a, 0, 1024, 5));
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 5);
 	ASSERT_OK(dat_ep_recv_query(a.ep, &nb, &span));
 	ASSERT_EQ(nb, 0);
 	ASSERT_OK(dat_ep_reset(a.ep));
-	ASSERT_OK(u2_recv(&a, 0, 1024, 6));
+	ASSERT_OK(sdt_ud_recv(&a, 0, 1024, 6));
 	ASSERT_OK(dat_ep_recv_query(a.ep, &nb, &span));
 	ASSERT_EQ(nb, 1);
 	ASSERT_EQ(span, 1);
 
-	u2_fini(&a);
-	u2_fini(&b);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -818,7 +662,7 @@ TEST_IMPL(provider_ud2_watermarks)
 	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, &async);
 	DAT_IB_ADDR_HANDLE ab;
-	struct u2 a, b;
+	struct sdt_ud a, b;
 	DAT_COUNT nb;
 	int i;
 
@@ -836,33 +680,33 @@ TEST_IMPL(provider_ud2_watermarks)
 
 	/* Soft: at the call if exceeded, once per setting. */
 	for (i = 0; i < 3; i++)
-		ASSERT_OK(u2_recv(&a, (size_t)i * 1024, 1024, (uint64_t)i));
+		ASSERT_OK(sdt_ud_recv(&a, (size_t)i * 1024, 1024, (uint64_t)i));
 	ASSERT_OK(dat_ep_set_watermark(a.ep, 3, DAT_WATERMARK_INFINITE));
 	sdt_expect_none(async, 20);
 	ASSERT_OK(dat_ep_set_watermark(a.ep, 2, DAT_WATERMARK_INFINITE));
-	expect_watermark(async, a.ep);
+	sdt_expect_watermark(async, a.ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	ASSERT_EQ(u2_query(a.ep).ep_attr.srq_soft_hw, 2);
-	ASSERT_OK(u2_recv(&a, 3072, 512, 3));
+	ASSERT_OK(sdt_ud_recv(&a, 3072, 512, 3));
 	sdt_expect_none(async, 20);			/* fired already */
 	/* ...and at the post that exceeds it. */
 	ASSERT_OK(dat_ep_set_watermark(a.ep, 4, DAT_WATERMARK_INFINITE));
 	sdt_expect_none(async, 20);
-	ASSERT_OK(u2_recv(&a, 3584, 512, 4));
-	expect_watermark(async, a.ep);
-	ASSERT_OK(u2_recv(&a, 4096, 512, 5));
+	ASSERT_OK(sdt_ud_recv(&a, 3584, 512, 4));
+	sdt_expect_watermark(async, a.ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+	ASSERT_OK(sdt_ud_recv(&a, 4096, 512, 5));
 	sdt_expect_none(async, 20);
 
 	/* Hard, UNCONNECTED: nothing to break yet. */
 	ASSERT_OK(dat_ep_set_watermark(a.ep, DAT_WATERMARK_INFINITE, 1));
 	sdt_expect_none(a.conn_evd, 20);
-	ASSERT_EQ(u2_state(a.ep), DAT_EP_STATE_UNCONNECTED);
+	ASSERT_EQ(sdt_ep_state(a.ep), DAT_EP_STATE_UNCONNECTED);
 	/* Its first handle: ESTABLISHED, then BROKEN at once. */
 	u2_resolve(&a, &b, &ab, NULL);
 	u2_conn(a.conn_evd, DAT_CONNECTION_EVENT_BROKEN);
-	ASSERT_EQ(u2_state(a.ep), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_EQ(sdt_ep_state(a.ep), DAT_EP_STATE_DISCONNECTED);
 	for (i = 0; i < 6; i++)
-		u2_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED,
-			  (uint64_t)i);
+		sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED,
+			      (uint64_t)i);
 	ASSERT_OK(dat_ep_recv_query(a.ep, &nb, NULL));
 	ASSERT_EQ(nb, 0);
 	sdt_expect_none(async, 0);
@@ -871,28 +715,28 @@ TEST_IMPL(provider_ud2_watermarks)
 	ASSERT_OK(dat_ep_reset(a.ep));
 	ASSERT_OK(dat_ib_ud_ah_free(a.ep, &ab));
 	u2_resolve(&a, &b, &ab, NULL);
-	ASSERT_EQ(u2_state(a.ep), DAT_EP_STATE_CONNECTED);
+	ASSERT_EQ(sdt_ep_state(a.ep), DAT_EP_STATE_CONNECTED);
 	sdt_expect_none(a.conn_evd, 20);
-	ASSERT_OK(u2_recv(&a, 0, 1024, 10));
+	ASSERT_OK(sdt_ud_recv(&a, 0, 1024, 10));
 	sdt_expect_none(a.conn_evd, 20);
-	ASSERT_OK(u2_recv(&a, 1024, 1024, 11));
+	ASSERT_OK(sdt_ud_recv(&a, 1024, 1024, 11));
 	u2_conn(a.conn_evd, DAT_CONNECTION_EVENT_BROKEN);
-	u2_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 10);
-	u2_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 11);
-	ASSERT_EQ(u2_state(a.ep), DAT_EP_STATE_DISCONNECTED);
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 10);
+	sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_ERR_FLUSHED, 11);
+	ASSERT_EQ(sdt_ep_state(a.ep), DAT_EP_STATE_DISCONNECTED);
 	/* Disarmed (INFINITE): nothing breaks any more. */
 	ASSERT_OK(dat_ep_reset(a.ep));
 	ASSERT_OK(dat_ep_set_watermark(a.ep, DAT_WATERMARK_INFINITE,
 				       DAT_WATERMARK_INFINITE));
 	u2_resolve(&a, &b, &ab, NULL);
 	for (i = 0; i < 4; i++)
-		ASSERT_OK(u2_recv(&a, (size_t)i * 1024, 1024, 20 + (uint64_t)i));
+		ASSERT_OK(sdt_ud_recv(&a, (size_t)i * 1024, 1024, 20 + (uint64_t)i));
 	sdt_expect_none(a.conn_evd, 20);
 	sdt_expect_none(async, 0);
-	ASSERT_EQ(u2_state(a.ep), DAT_EP_STATE_CONNECTED);
+	ASSERT_EQ(sdt_ep_state(a.ep), DAT_EP_STATE_CONNECTED);
 
-	u2_fini(&a);
-	u2_fini(&b);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -922,7 +766,7 @@ TEST_IMPL(provider_ud2_dup_connect)
 	DAT_EP_HANDLE rc, bare;
 	char name[] = SDT_IA_NAME;
 	char again[] = "again";
-	struct u2 a, b, c, e;
+	struct sdt_ud a, b, c, e;
 	DAT_CR_PARAM crp;
 	DAT_EVENT ev;
 
@@ -957,7 +801,7 @@ TEST_IMPL(provider_ud2_dup_connect)
 
 	u2_resolve(&a, &b, &ab, &ba);
 	/* b is CONNECTED, but only by accepting: no service point to ask. */
-	ASSERT_EQ(u2_state(b.ep), DAT_EP_STATE_CONNECTED);
+	ASSERT_EQ(sdt_ep_state(b.ep), DAT_EP_STATE_CONNECTED);
 	ASSERT_DAT_EQ(dat_ep_dup_connect(c.ep, b.ep, 1000000, 0, NULL, 0),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 	/* An EP that cannot connect: no connection EVD. */
@@ -975,25 +819,25 @@ TEST_IMPL(provider_ud2_dup_connect)
 	ASSERT_STR_EQ((char *)crp.private_data, again);
 	ASSERT_OK(dat_cr_accept(cra.cr_handle, b.ep, 0, NULL));
 	ev = u2_conn(c.conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_REMOTE_AH);
-	cb = ext_of(&ev)->remote_ah;
-	ASSERT_OK(dat_ib_ud_cm_free(c.ep, ext_of(&ev)->context.as_ptr));
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_REMOTE_AH);
+	cb = sdt_ext_of(&ev)->remote_ah;
+	ASSERT_OK(dat_ib_ud_cm_free(c.ep, sdt_ext_of(&ev)->context.as_ptr));
 	ASSERT_EQ(cb.qpn, ab.qpn);		/* the same remote EP */
 	ASSERT_MEM_EQ(&cb.ia_addr, &ab.ia_addr, sizeof(struct sockaddr_in));
 	ev = u2_conn(b.conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	bc = ext_of(&ev)->remote_ah;
-	ASSERT_OK(dat_ib_ud_cm_free(b.ep, ext_of(&ev)->context.as_ptr));
-	ASSERT_EQ(u2_state(c.ep), DAT_EP_STATE_CONNECTED);
+	bc = sdt_ext_of(&ev)->remote_ah;
+	ASSERT_OK(dat_ib_ud_cm_free(b.ep, sdt_ext_of(&ev)->context.as_ptr));
+	ASSERT_EQ(sdt_ep_state(c.ep), DAT_EP_STATE_CONNECTED);
 	/* It works: c to b and back. */
-	ASSERT_OK(u2_recv(&b, 0, 1024, 1));
-	ASSERT_OK(u2_recv(&c, 0, 1024, 2));
+	ASSERT_OK(sdt_ud_recv(&b, 0, 1024, 1));
+	ASSERT_OK(sdt_ud_recv(&c, 0, 1024, 2));
 	memcpy(c.buf + 4096, "dup", 4);
-	ASSERT_OK(u2_send(&c, &cb, 4096, 4, 3, DAT_COMPLETION_SUPPRESS_FLAG));
-	ev = u2_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
-	ASSERT_STR_EQ(b.buf + GRH, "dup");
-	ASSERT_EQ(ext_of(&ev)->remote_ah.qpn, bc.qpn);
-	ASSERT_OK(u2_send(&b, &bc, 4096, 4, 4, DAT_COMPLETION_SUPPRESS_FLAG));
-	u2_expect(c.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 2);
+	ASSERT_OK(sdt_ud_send(&c, &cb, 4096, 4, 3, DAT_COMPLETION_SUPPRESS_FLAG));
+	ev = sdt_ud_expect(b.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
+	ASSERT_STR_EQ(b.buf + SDT_GRH, "dup");
+	ASSERT_EQ(sdt_ext_of(&ev)->remote_ah.qpn, bc.qpn);
+	ASSERT_OK(sdt_ud_send(&b, &bc, 4096, 4, 4, DAT_COMPLETION_SUPPRESS_FLAG));
+	sdt_ud_expect(c.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 2);
 
 	/* The dup may be the EP itself: one more handle to the same place. */
 	ASSERT_OK(dat_ep_dup_connect(a.ep, a.ep, DAT_TIMEOUT_INFINITE, 0, NULL,
@@ -1018,11 +862,11 @@ TEST_IMPL(provider_ud2_dup_connect)
 
 	ASSERT_OK(dat_ep_free(rc));
 	ASSERT_OK(dat_ep_free(bare));
-	u2_fini(&e);
+	sdt_ud_fini(&e);
 	ASSERT_OK(dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG));
-	u2_fini(&a);
-	u2_fini(&b);
-	u2_fini(&c);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
+	sdt_ud_fini(&c);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -1038,20 +882,20 @@ HELPER_IMPL(ud2_echo)
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, NULL);
 	DAT_IB_ADDR_HANDLE ah[8];
 	int n = atoi(argv[1]), i, j, recvs = 0, sends = 0;
-	struct u2 s;
+	struct sdt_ud s;
 	DAT_EVENT ev;
 
 	ASSERT(n > 0 && n <= 8);
 	u2_init(&s, ia, 16384, 1);
 	for (i = 0; i < n; i++)
-		ASSERT_OK(u2_recv(&s, (size_t)i * 1024, 1024, (uint64_t)i));
+		ASSERT_OK(sdt_ud_recv(&s, (size_t)i * 1024, 1024, (uint64_t)i));
 	test_helper_ready("%llu", (unsigned long long)s.port);
 	for (i = 0; i < n; i++)
 		ASSERT_OK(dat_cr_accept(u2_cr(s.cr_evd, NULL), s.ep, 0, NULL));
 	for (i = 0; i < n; i++) {
 		ev = u2_conn(s.conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-		ah[i] = ext_of(&ev)->remote_ah;
-		ASSERT_OK(dat_ib_ud_cm_free(s.ep, ext_of(&ev)->context.as_ptr));
+		ah[i] = sdt_ext_of(&ev)->remote_ah;
+		ASSERT_OK(dat_ib_ud_cm_free(s.ep, sdt_ext_of(&ev)->context.as_ptr));
 	}
 	while (recvs < n || sends < n) {
 		DAT_DTO_COMPLETION_EVENT_DATA *d;
@@ -1060,21 +904,22 @@ HELPER_IMPL(ud2_echo)
 		ASSERT_EQ(ev.event_number, DAT_IB_DTO_EVENT);
 		d = &ev.event_data.dto_completion_event_data;
 		ASSERT_EQ(d->status, DAT_DTO_SUCCESS);
-		if (ext_of(&ev)->type == DAT_IB_UD_SEND) {
+		if (sdt_ext_of(&ev)->type == DAT_IB_UD_SEND) {
 			sends++;
 			continue;
 		}
 		i = (int)d->user_cookie.as_64;
 		for (j = 0; j < n; j++)
-			if (ah[j].qpn == ext_of(&ev)->remote_ah.qpn)
+			if (ah[j].qpn == sdt_ext_of(&ev)->remote_ah.qpn)
 				break;
 		ASSERT(j < n);
-		ASSERT_OK(u2_send(&s, &ah[j], (size_t)i * 1024 + GRH,
-				  d->transfered_length - GRH, 100 + (uint64_t)i,
-				  DAT_COMPLETION_DEFAULT_FLAG));
+		ASSERT_OK(sdt_ud_send(&s, &ah[j], (size_t)i * 1024 + SDT_GRH,
+				      d->transfered_length - SDT_GRH,
+				      100 + (uint64_t)i,
+				      DAT_COMPLETION_DEFAULT_FLAG));
 		recvs++;
 	}
-	u2_fini(&s);
+	sdt_ud_fini(&s);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -1091,46 +936,47 @@ TEST_IMPL(provider_ud2_dup_connect_peer_process)
 	DAT_IB_ADDR_HANDLE ab, cb;
 	const char *line;
 	test_helper_t *hp;
-	struct u2 a, c;
+	struct sdt_ud a, c;
 	DAT_EVENT ev;
 	int status;
 
 	u2_init(&a, ia, 8192, 0);
 	u2_init(&c, ia, 8192, 0);
-	ASSERT_OK(u2_recv(&a, 0, 1024, 1));
-	ASSERT_OK(u2_recv(&c, 0, 1024, 2));
+	ASSERT_OK(sdt_ud_recv(&a, 0, 1024, 1));
+	ASSERT_OK(sdt_ud_recv(&c, 0, 1024, 2));
 	hp = test_spawn_helper("ud2_echo", "2", NULL);
 	ASSERT_OK(test_helper_wait_ready(hp, &line));
 
-	u2_connect(&a, (DAT_CONN_QUAL)strtoull(line, NULL, 10),
-		   DAT_TIMEOUT_INFINITE);
+	sdt_connect_to(a.ia, a.ep, (DAT_CONN_QUAL)strtoull(line, NULL, 10),
+		       DAT_TIMEOUT_INFINITE);
 	ev = u2_conn(a.conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	ab = ext_of(&ev)->remote_ah;
-	ASSERT_OK(dat_ib_ud_cm_free(a.ep, ext_of(&ev)->context.as_ptr));
+	ab = sdt_ext_of(&ev)->remote_ah;
+	ASSERT_OK(dat_ib_ud_cm_free(a.ep, sdt_ext_of(&ev)->context.as_ptr));
 	ASSERT_OK(dat_ep_dup_connect(c.ep, a.ep, 10000000, 0, NULL,
 				     DAT_QOS_BEST_EFFORT));
 	ev = u2_conn(c.conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	cb = ext_of(&ev)->remote_ah;
-	ASSERT_OK(dat_ib_ud_cm_free(c.ep, ext_of(&ev)->context.as_ptr));
+	cb = sdt_ext_of(&ev)->remote_ah;
+	ASSERT_OK(dat_ib_ud_cm_free(c.ep, sdt_ext_of(&ev)->context.as_ptr));
 	ASSERT_EQ(cb.qpn, ab.qpn);
 	ASSERT_MEM_EQ(&cb.ia_addr, &ab.ia_addr, sizeof(struct sockaddr_in));
 
 	memcpy(a.buf + 4096, "from a", 7);
 	memcpy(c.buf + 4096, "from c", 7);
-	ASSERT_OK(u2_send(&a, &ab, 4096, 7, 3, DAT_COMPLETION_SUPPRESS_FLAG));
-	ASSERT_OK(u2_send(&c, &cb, 4096, 7, 4, DAT_COMPLETION_SUPPRESS_FLAG));
-	ev = u2_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
-	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length, GRH + 7);
-	ASSERT_STR_EQ(a.buf + GRH, "from a");
-	ASSERT_EQ(ext_of(&ev)->remote_ah.qpn, ab.qpn);
-	u2_expect(c.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 2);
-	ASSERT_STR_EQ(c.buf + GRH, "from c");
+	ASSERT_OK(sdt_ud_send(&a, &ab, 4096, 7, 3, DAT_COMPLETION_SUPPRESS_FLAG));
+	ASSERT_OK(sdt_ud_send(&c, &cb, 4096, 7, 4, DAT_COMPLETION_SUPPRESS_FLAG));
+	ev = sdt_ud_expect(a.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
+	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
+		  SDT_GRH + 7);
+	ASSERT_STR_EQ(a.buf + SDT_GRH, "from a");
+	ASSERT_EQ(sdt_ext_of(&ev)->remote_ah.qpn, ab.qpn);
+	sdt_ud_expect(c.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 2);
+	ASSERT_STR_EQ(c.buf + SDT_GRH, "from c");
 
 	ASSERT_OK(test_helper_wait(hp, 30, &status));
 	ASSERT_EXIT_OK(status);
 	test_helper_free(hp);
-	u2_fini(&a);
-	u2_fini(&c);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&c);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -1165,7 +1011,7 @@ TEST_IMPL(provider_ud2_cr_handoff)
 	char name[] = SDT_IA_NAME;
 	char hello[] = "move me";
 	char no[] = "no";
-	struct u2 a, b, c, e;
+	struct sdt_ud a, b, c, e;
 	DAT_EVENT ev;
 
 	u2_init(&a, ia, 8192, 0);
@@ -1188,7 +1034,7 @@ TEST_IMPL(provider_ud2_cr_handoff)
 		      ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR));
 	ASSERT_DAT_EQ(dat_cr_handoff(cr, 0x10000),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
-	ASSERT_DAT_EQ(dat_cr_handoff(cr, dead_port()),
+	ASSERT_DAT_EQ(dat_cr_handoff(cr, sdt_dead_port()),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 	ASSERT_DAT_EQ(dat_cr_handoff(cr, prov_port),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
@@ -1212,19 +1058,19 @@ TEST_IMPL(provider_ud2_cr_handoff)
 	sdt_expect_none(c.cr_evd, 0);
 	ASSERT_OK(dat_cr_accept(cr2, c.ep, 0, NULL));
 	ev = u2_conn(a.conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	ac = ext_of(&ev)->remote_ah;
-	ASSERT_OK(dat_ib_ud_cm_free(a.ep, ext_of(&ev)->context.as_ptr));
+	ac = sdt_ext_of(&ev)->remote_ah;
+	ASSERT_OK(dat_ib_ud_cm_free(a.ep, sdt_ext_of(&ev)->context.as_ptr));
 	ev = u2_conn(c.conn_evd, DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
-	ASSERT_EQ(ext_of(&ev)->type, DAT_IB_UD_PASSIVE_REMOTE_AH);
+	ASSERT_EQ(sdt_ext_of(&ev)->type, DAT_IB_UD_PASSIVE_REMOTE_AH);
 	ASSERT_EQ(ev.event_data.connect_event_data.private_data_size,
 		  sizeof(hello));
-	ASSERT_OK(dat_ib_ud_cm_free(c.ep, ext_of(&ev)->context.as_ptr));
+	ASSERT_OK(dat_ib_ud_cm_free(c.ep, sdt_ext_of(&ev)->context.as_ptr));
 	/* The handle leads to c's EP. */
-	ASSERT_OK(u2_recv(&c, 0, 1024, 1));
+	ASSERT_OK(sdt_ud_recv(&c, 0, 1024, 1));
 	memcpy(a.buf + 4096, "handed", 7);
-	ASSERT_OK(u2_send(&a, &ac, 4096, 7, 2, DAT_COMPLETION_SUPPRESS_FLAG));
-	u2_expect(c.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
-	ASSERT_STR_EQ(c.buf + GRH, "handed");
+	ASSERT_OK(sdt_ud_send(&a, &ac, 4096, 7, 2, DAT_COMPLETION_SUPPRESS_FLAG));
+	sdt_ud_expect(c.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
+	ASSERT_STR_EQ(c.buf + SDT_GRH, "handed");
 	sdt_expect_none(b.conn_evd, 0);
 
 	/* To the same PSP, then rejected there: the requester is told. */
@@ -1240,15 +1086,15 @@ TEST_IMPL(provider_ud2_cr_handoff)
 	ev = u2_conn(a.conn_evd, DAT_IB_UD_CONNECTION_REJECT_EVENT);
 	ASSERT_EQ(ev.event_data.connect_event_data.private_data_size, sizeof(no));
 	ASSERT_STR_EQ((char *)ev.event_data.connect_event_data.private_data, no);
-	ASSERT_OK(dat_ib_ud_cm_free(a.ep, ext_of(&ev)->context.as_ptr));
+	ASSERT_OK(dat_ib_ud_cm_free(a.ep, sdt_ext_of(&ev)->context.as_ptr));
 	sdt_expect_none(b.cr_evd, 0);
 
-	u2_fini(&e);
+	sdt_ud_fini(&e);
 	ASSERT_OK(dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG));
 	ASSERT_OK(dat_psp_free(prov));
-	u2_fini(&a);
-	u2_fini(&b);
-	u2_fini(&c);
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
+	sdt_ud_fini(&c);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
@@ -1264,7 +1110,7 @@ TEST_IMPL(provider_ud2_cr_handoff_target_gone)
 {
 	DAT_IA_HANDLE ia = sdt_open_ia(NULL, NULL);
 	DAT_CONN_QUAL gone_port;
-	struct u2 a, b, c;
+	struct sdt_ud a, b, c;
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev;
 
@@ -1274,17 +1120,17 @@ TEST_IMPL(provider_ud2_cr_handoff_target_gone)
 	gone_port = c.port;
 	ASSERT_OK(dat_psp_free(c.psp));
 	c.psp = DAT_HANDLE_NULL;
-	u2_connect(&a, b.port, DAT_TIMEOUT_INFINITE);
+	sdt_connect_to(a.ia, a.ep, b.port, DAT_TIMEOUT_INFINITE);
 	cr = u2_cr(b.cr_evd, NULL);
 	ASSERT_DAT_EQ(dat_cr_handoff(cr, gone_port),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 	/* Still b's to decide. */
 	ASSERT_OK(dat_cr_reject(cr, 0, NULL));
 	ev = u2_conn(a.conn_evd, DAT_IB_UD_CONNECTION_REJECT_EVENT);
-	ASSERT_OK(dat_ib_ud_cm_free(a.ep, ext_of(&ev)->context.as_ptr));
-	u2_fini(&a);
-	u2_fini(&b);
-	u2_fini(&c);
+	ASSERT_OK(dat_ib_ud_cm_free(a.ep, sdt_ext_of(&ev)->context.as_ptr));
+	sdt_ud_fini(&a);
+	sdt_ud_fini(&b);
+	sdt_ud_fini(&c);
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
