@@ -23,7 +23,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ep.h"
 
@@ -183,26 +186,54 @@ void sd_engine_worked(void)
 	eng.work++;
 }
 
-static uint64_t now_ns(void)
+/*
+ * The loop. After a round that answered a peer's READ or atomic, the
+ * engine polls without sleeping for as long as sd_spin_get allows
+ * (extended by each round that answers more, cut short when a consumer
+ * calls dat_evd_dequeue), so that the next request of a requester reading
+ * back to back is taken without a wake-up; no local thread takes part in
+ * those. After placing a SEND or WRITE it does not spin: a local consumer
+ * has to react, and on a machine with few CPUs a spinning engine (of
+ * raised priority, below) would take the CPU from it. Rounds woken for
+ * anything else go straight back to sleep.
+ */
+/*
+ * The engine does what an HCA does in hardware, and a consumer may wait
+ * for it by spinning on memory (an RDMA write's target, as dtest does),
+ * outside any DAT call: with as many spinners as CPUs, a thread of normal
+ * priority runs only when the scheduler takes a CPU from one of them, a
+ * time slice later. So the engine asks for a higher priority
+ * (SOFTDAPL_ENGINE_NICE, default -10; "off" leaves it alone), as a
+ * kernel provider's softirq has one. Without the privilege to raise it
+ * (CAP_SYS_NICE, or RLIMIT_NICE), it runs as it is.
+ */
+static void engine_priority(void)
 {
-	struct timespec t;
+	const char *s = getenv("SOFTDAPL_ENGINE_NICE");
+	long nice = -10;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+	if (s != NULL && strcmp(s, "off") == 0)
+		return;
+	if (s != NULL && *s != '\0') {
+		char *end;
+
+		errno = 0;
+		nice = strtol(s, &end, 10);
+		if (errno != 0 || *end != '\0' || nice < -20 || nice > 19) {
+			sd_log("SOFTDAPL_ENGINE_NICE=%s: not a nice value from "
+			       "-20 to 19 or \"off\"; using -10", s);
+			nice = -10;
+		}
+	}
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), (int)nice) < 0)
+		sd_dbg("engine: cannot set nice %ld: %s", nice, strerror(errno));
 }
 
-/*
- * The loop. After a round that moved data in, the engine polls without
- * sleeping for as long as sd_spin_get allows (extended by each round that
- * moves more), so that the next frame of a conversation (the next READ
- * request, a write into memory a consumer spins on) is taken without a
- * wake-up. Rounds woken for nothing else (commands, ticks, sockets that
- * consumers read first) go straight back to sleep.
- */
 static void *engine_main(void *arg)
 {
 	(void)arg;
 	on_engine = true;
+	engine_priority();
 	while (uv_run(&eng.loop, UV_RUN_ONCE) != 0) {
 		uint64_t ns, end;
 		unsigned long w, polls;
@@ -212,15 +243,15 @@ static void *engine_main(void *arg)
 			eng.work = 0;
 			continue;
 		}
-		end = now_ns() + ns;
+		end = sd_now_ns() + ns;
 		polls = sd_polls_seen();
 		do {
 			w = eng.work;
 			alive = uv_run(&eng.loop, UV_RUN_NOWAIT) != 0;
 			if (eng.work != w)
-				end = now_ns() + ns;
+				end = sd_now_ns() + ns;
 			/* A consumer polls: it spins already, and reads. */
-		} while (alive && now_ns() < end && sd_polls_seen() == polls);
+		} while (alive && sd_now_ns() < end && sd_polls_seen() == polls);
 		sd_spin_put();
 		eng.work = 0;
 		if (!alive)

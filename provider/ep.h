@@ -31,6 +31,7 @@
 #include <uv.h>
 
 #include <poll.h>
+#include <time.h>
 
 #include "softdapl.h"
 #include "proto.h"
@@ -307,16 +308,25 @@ void sd_drive_put(struct sd_ep **eps, unsigned n);
 void sd_tx_defer(struct sd_ep *ep);
 
 /*
- * Parking. The engine keeps polling every socket for input, but where a
- * consumer moves the EP (ep->driven: it did since the engine last looked)
- * or reads first (readable, and the engine found nothing, twice running),
- * the engine reading it only races the consumer, and its wake-ups take
- * the CPU from it. The engine parks the socket: stops polling it for
- * input (EOF still) until the next tick, when it polls again. A consumer
- * that stops moving the EP so leaves its frames to the engine within one
- * or two ticks. Engine, ep->lock held.
+ * Parking. The engine keeps polling every socket for input, but where
+ * consumers read first (readable, and the engine found nothing, twice
+ * running), its wake-ups only race them and take the CPU from them. The
+ * engine parks the socket: stops polling it for input (EOF still) until
+ * the next tick, when it polls again. A consumer that stops reading so
+ * leaves its frames to the engine within a tick. (Parking on a consumer
+ * having moved the EP lately is worse: one that then spins on memory for
+ * an RDMA write, as dtest does, waits for the tick.) Engine, ep->lock.
  */
 void sd_progress_park(struct sd_ep *ep);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t sd_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /*
  * Engine: the tick (engine.c runs it every SD_TICK_MS while wanted): sends
@@ -405,7 +415,6 @@ struct sd_ep {
 	struct sd_list	park_node;	/* engine: parked (progress.c) */
 	bool		parked;		/* engine, lock: not polled for input */
 	uint8_t		eng_miss;	/* engine: readable, found nothing */
-	bool		driven;		/* lock: a consumer moved it (progress.c) */
 	struct sd_list	srq_node;	/* srq->lock: waiting for SRQ buffers */
 	bool		srq_waiting;	/* srq->lock */
 

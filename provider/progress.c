@@ -99,7 +99,6 @@ static void drive_one(struct sd_ep *ep)
 {
 	uint32_t before = ep->rx.executed;
 
-	ep->driven = true;
 	/* In RNR this only looks for a receive posted meanwhile. */
 	sd_rx_progress(ep);
 	if (ep->sock == NULL)

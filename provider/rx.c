@@ -229,6 +229,18 @@ static int write_done(struct sd_ep *ep)
 
 /* ---- READ_REQ and atomics: the responder --------------------------- */
 
+/*
+ * A READ or atomic was answered. On the engine, that is work no local
+ * thread takes part in, and the requester is likely to issue the next at
+ * once: the engine may spin for it (engine.c). After placing a SEND or a
+ * WRITE it does not: a local consumer has to react, and wants the CPU.
+ */
+static void responded(void)
+{
+	if (sd_engine_on_thread())
+		sd_engine_worked();
+}
+
 /* The next slot of the response ring, or NULL if the peer exceeds rd_in. */
 static struct sd_rresp *resp_slot(struct sd_ep *ep)
 {
@@ -261,6 +273,7 @@ static int rx_read_req(struct sd_ep *ep)
 	ep->tx.resp_count++;
 	ep->rx.executed++;
 	ep->rx.state = SD_RX_HDR;
+	responded();
 	return RX_GO;
 }
 
@@ -324,6 +337,7 @@ static int atomic_done(struct sd_ep *ep)
 	resp->lmr = NULL;
 	ep->tx.resp_count++;
 	ep->rx.executed++;
+	responded();
 	return RX_GO;
 }
 
@@ -688,20 +702,11 @@ void sd_ep_io(struct sd_ep *ep, int status, int events)
 	}
 	if (ep->sock == NULL)
 		return;
-	if (events == UV_READABLE && status == 0 && ep->driven &&
-	    ep->rx.state != SD_RX_BUF) {
-		/*
-		 * A consumer moved this EP since the last tick: leave the
-		 * input to it until the next (progress.c, "Parking").
-		 */
-		ep->driven = false;
-		sd_progress_park(ep);
-	} else if (events & UV_READABLE || status < 0 ||
-		   (ep->parked && events & UV_DISCONNECT)) {
+	if (events & UV_READABLE || status < 0 ||
+	    (ep->parked && events & UV_DISCONNECT)) {
 		/* Twice nothing: consumers read it first (progress.c). */
 		if (sd_rx_progress(ep)) {
 			ep->eng_miss = 0;
-			sd_engine_worked();
 		} else if (++ep->eng_miss >= 2 && ep->sock != NULL &&
 			 ep->rx.state != SD_RX_BUF)
 			sd_progress_park(ep);

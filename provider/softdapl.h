@@ -911,7 +911,8 @@ struct uv_loop_s *sd_engine_loop(void);
 #define SD_TICK_MS	1
 void sd_engine_tick_want(void);
 
-/* Engine: a round moved data in; the loop may spin for more (engine.c). */
+/* Engine: a round answered a peer's READ or atomic; the loop may spin for
+ * the next (engine.c). */
 void sd_engine_worked(void);
 
 /* True on the engine thread. */
