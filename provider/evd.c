@@ -616,6 +616,11 @@ out:
 	return ret;
 }
 
+/* Waits that slept after spinning before a waiter stops spinning. */
+#define SPIN_FAILS	4
+/* Then one wait in this many spins again, to notice when it would pay. */
+#define SPIN_PROBE	16
+
 /* Whether the waiter of @evd is done, whatever the outcome. evd->lock. */
 static bool wait_over(const struct sd_evd *evd, DAT_COUNT threshold)
 {
@@ -648,8 +653,16 @@ static void evd_sleep(struct sd_evd *evd, DAT_COUNT threshold,
 {
 	struct pollfd pfd[SD_DRIVE_MAX + 1];
 	struct sd_ep *eps[SD_DRIVE_MAX];
-	uint64_t spin_ns = sd_spin_get();
+	uint64_t spin_ns = 0;
 	struct timespec spin_end;
+
+	/*
+	 * Spin only while spinning pays: after SPIN_FAILS waits in a row that
+	 * slept anyway (long transfers, a slow peer), only every SPIN_PROBE-th
+	 * wait tries again; the CPU is worth more to the engines then.
+	 */
+	if (evd->spin_fails < SPIN_FAILS || ++evd->spin_probe % SPIN_PROBE == 0)
+		spin_ns = sd_spin_get();
 
 	if (spin_ns > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &spin_end);
@@ -687,6 +700,8 @@ static void evd_sleep(struct sd_evd *evd, DAT_COUNT threshold,
 			}
 			sd_spin_put();
 			spin_ns = 0;
+			if (evd->spin_fails < SPIN_FAILS)
+				evd->spin_fails++;
 		}
 		if (evd->efd < 0)
 			evd->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -716,8 +731,10 @@ static void evd_sleep(struct sd_evd *evd, DAT_COUNT threshold,
 		pthread_mutex_lock(&evd->lock);
 		evd->polling = false;
 	}
-	if (spin_ns > 0)
+	if (spin_ns > 0) {
 		sd_spin_put();
+		evd->spin_fails = 0;	/* it came while spinning */
+	}
 }
 
 /*

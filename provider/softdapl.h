@@ -762,6 +762,8 @@ struct sd_evd {
 	int			efd;		/* lock: eventfd that wakes a waiter
 						 * asleep in poll(); -1 until one is */
 	bool			polling;	/* lock: the waiter sleeps in poll() */
+	uint8_t			spin_fails;	/* lock: waits that spun in vain */
+	uint8_t			spin_probe;	/* lock: waits since, modulo 256 */
 	uint64_t		cnt[DCNT_EVD_ALL_COUNTERS];	/* sd_cnt_*: DCNT_EVD_* */
 };
 
