@@ -44,7 +44,7 @@ static void usage(FILE *f)
 "  --mode MODE      poll (dat_evd_dequeue; recv(MSG_DONTWAIT) in a loop),\n"
 "                   block (dat_evd_wait; blocking recv) or both (default)\n"
 "  --sizes LIST     bytes per message, e.g. 8,4K,1M (8 B to 4 MiB; default\n"
-"                   8,64,512,4K,32K,256K,1M,4M)\n"
+"                   8,64,512,4K,32K,64K,256K,1M,4M)\n"
 "  --reps N         runs per point (default 7; --quick 3)\n"
 "  --time MS        how long one run should last (default 30; --quick 5)\n"
 "  --iters N        instead, N iterations per run and no calibration (fixed\n"
@@ -253,8 +253,9 @@ static void raise_fd_limit(void)
 
 int main(int argc, char **argv)
 {
-	static const uint64_t std_sizes[] = { 8, 64, 512, 4096, 32768, 262144,
-					      1 << 20, 4 << 20 };
+	/* Every size the targets name (8 B, 4 KiB, 64 KiB, 1 MiB). */
+	static const uint64_t std_sizes[] = { 8, 64, 512, 4096, 32768, 65536,
+					      262144, 1 << 20, 4 << 20 };
 	static const uint64_t quick_sizes[] = { 8, 65536, 4 << 20 };
 	struct sb_opts o;
 	struct sb_ctx c;
