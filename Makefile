@@ -4,6 +4,11 @@
 #   make check        run every test (ends with "N passed, N failed")
 #   make demo         the main job: a real DAT session over loopback
 #   make bench        softdapl against raw TCP (tools/softbench), < 3 min
+#   make memcheck     valgrind memcheck over most of the suite, ~2 min
+#   make soak         an hour of traffic with random disconnects, RSS and
+#                     fds watched; SOAK_SECONDS=60 for a minute
+#   make fuzz         libFuzzer on every parser of outside bytes (test/fuzz);
+#                     FUZZ_SECONDS per harness (default 30), needs clang
 #   make SAN=asan     AddressSanitizer + UBSan build in build-asan/
 #   make SAN=tsan     ThreadSanitizer build in build-tsan/
 #   make install      PREFIX, LIBDIR, INCLUDEDIR, SYSCONFDIR, DESTDIR honoured
@@ -63,8 +68,12 @@ SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
 else ifeq ($(SAN),tsan)
 SAN_FLAGS	:= -fsanitize=thread -fno-omit-frame-pointer
+else ifeq ($(SAN),fuzz)
+# make fuzz's build (clang only): libFuzzer's coverage, ASan and UBSan.
+SAN_FLAGS	:= -fsanitize=fuzzer-no-link,address,undefined \
+		   -fno-sanitize-recover=all -fno-omit-frame-pointer
 else ifneq ($(SAN),)
-$(error SAN must be empty, asan or tsan)
+$(error SAN must be empty, asan, tsan or fuzz)
 else
 SAN_FLAGS	:= -D_FORTIFY_SOURCE=2
 endif
@@ -129,10 +138,11 @@ $(PROV_LINKS): $(PROV_LIB)
 
 # ---------------------------------------------------------------------------
 # Tests: one runner, test/runner.c plus every test/test-*.c and the helpers
-# they share (test/provider-util.c, test/provider-ud.c), and the fake
-# providers the registry tests load.
+# they share (test/provider-util.c, test/provider-ud.c, test/hostile-peer.c),
+# and the fake providers the registry tests load.
 
 TEST_SRCS	:= test/runner.c test/provider-util.c test/provider-ud.c \
+		   test/hostile-peer.c \
 		   $(wildcard test/test-*.c)
 TEST_OBJS	:= $(TEST_SRCS:%.c=$(O)/%.o)
 TEST_BIN	:= $(O)/test/run-tests
@@ -204,6 +214,48 @@ $(O)/tools/bench-plot: tools/bench-plot
 	$(Q)$(INSTALL) -m 755 $< $@
 
 # ---------------------------------------------------------------------------
+# Fuzzing (test/fuzz, see fuzz.h there): one libFuzzer harness per parser of
+# outside bytes. Every build links each harness with test/fuzz/replay.c
+# into $(O)/test/fuzz/replay-<target>, which the fuzz_replay_* tests run
+# over the corpus and the regression inputs. `make fuzz` builds them with
+# clang and libFuzzer into build-fuzz/ and fuzzes each for FUZZ_SECONDS
+# (tools/fuzz-run); FUZZ_TARGETS picks some.
+
+FUZZ_TARGETS	?= conf cm rx ud
+FUZZ_SECONDS	?= 30
+FUZZ_CC		?= clang
+# What each harness links besides itself: the parser alone, or the whole
+# provider and registry (test/fuzz/peer.c drives them through the DAT API).
+FUZZ_STACK	:= $(O)/test/fuzz/peer.o $(REG_OBJS) $(PROV_OBJS)
+FUZZ_DEPS_conf	:= $(O)/registry/conf.o
+FUZZ_DEPS_cm	:= $(FUZZ_STACK)
+FUZZ_DEPS_rx	:= $(FUZZ_STACK)
+FUZZ_DEPS_ud	:= $(FUZZ_STACK)
+FUZZ_REPLAY	:= $(FUZZ_TARGETS:%=$(O)/test/fuzz/replay-%)
+.SECONDARY: $(FUZZ_TARGETS:%=$(O)/test/fuzz/fuzz-%.o) $(O)/test/fuzz/replay.o \
+	    $(O)/test/fuzz/peer.o
+
+.SECONDEXPANSION:
+$(O)/test/fuzz/replay-%: $(O)/test/fuzz/fuzz-%.o $(O)/test/fuzz/replay.o \
+		$$(FUZZ_DEPS_$$*)
+	$(msg) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(UV_LIBS) -ldl
+
+$(O)/fuzz-%: $(O)/test/fuzz/fuzz-%.o $$(FUZZ_DEPS_$$*)
+	$(msg) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(UV_LIBS) -ldl
+
+fuzz:
+	$(Q)tools/install-deps fuzz
+	$(Q)if ! command -v $(FUZZ_CC) >/dev/null 2>&1; then \
+		echo "make fuzz needs clang with libFuzzer; run: apt-get install -y clang" >&2; \
+		exit 1; fi
+	$(Q)$(MAKE) --no-print-directory SAN=fuzz CC=$(FUZZ_CC) fuzz-run
+
+fuzz-run: $(FUZZ_TARGETS:%=$(O)/fuzz-%)
+	$(Q)tools/fuzz-run $(O) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# ---------------------------------------------------------------------------
 
 $(O)/%.o: %.c
 	$(msg) CC $@
@@ -219,9 +271,9 @@ $(O)/dat2.pc: dat2.pc.in Makefile
 
 LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
 ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES) \
-		   $(BENCH)
+		   $(BENCH) $(FUZZ_REPLAY)
 
-.PHONY: all check demo bench deps install uninstall clean
+.PHONY: all check demo bench deps install uninstall clean fuzz fuzz-run
 
 all: $(ALL)
 
@@ -246,6 +298,39 @@ bench: deps all
 	$(Q)mkdir -p $(O)/bench
 	$(Q)$(O)/tools/softbench --csv $(O)/bench/results.csv \
 		--plot $(O)/bench/results.svg $(BENCH_ARGS)
+
+# valgrind's memcheck over the tests that run our code only (not Debian's
+# binaries, which it would not look into), every process of each test
+# followed: no error, no block definitely or indirectly lost, no
+# descriptor left open (tools/memcheck, suppressions in
+# test/valgrind.supp). About 2 minutes on two cores; plain build only.
+# MEMCHECK_TESTS picks others (names, globs, !globs to leave out).
+MEMCHECK_TESTS	?= 'example_*' 'registry_*' strerror_every_code \
+		   'provider_ia_*' 'provider_mem*' 'provider_evd*' 'provider_ep_*' \
+		   'provider_srq*' 'provider_dto*' 'provider_data2*' \
+		   'provider_notify*' 'provider_wildcard*' 'provider_conn2*' \
+		   'provider_counters2*' 'provider_ud2*' 'provider_ext_*' \
+		   '!provider_ext_dtestx*'
+
+memcheck: deps all
+	$(if $(SAN),$(error make memcheck runs the plain build, not SAN=$(SAN)))
+	$(Q)tools/install-deps memcheck
+	$(Q)tools/memcheck $(O) $(MEMCHECK_TESTS)
+
+# Not in CI: SOAK_SECONDS (default an hour) of traffic with random
+# disconnects between two processes, their RSS and descriptors printed
+# every SOAK_INTERVAL seconds; fails if either grows after the warm-up
+# (test/test-soak.c; soak_quick, 20 s of it, is part of make check).
+SOAK_SECONDS	?= 3600
+SOAK_INTERVAL	?= 60
+
+soak: deps all
+	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) SOAK_INTERVAL=$(SOAK_INTERVAL) \
+		TEST_BUILDDIR=$(abspath $(O)/test) \
+		TEST_TIMEOUT_SCALE=$(TEST_TIMEOUT_SCALE) $(TEST_BIN) -v \
+		--timeout $$(( $(SOAK_SECONDS) + 300 )) soak
+
+.PHONY: memcheck soak
 
 # ---------------------------------------------------------------------------
 # Installation. uninstall removes exactly the files install wrote.
@@ -280,6 +365,6 @@ uninstall:
 		$(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
-	$(Q)rm -rf build build-asan build-tsan
+	$(Q)rm -rf build build-asan build-tsan build-fuzz
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

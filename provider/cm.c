@@ -35,10 +35,12 @@
  * and frees the socket (close first, free in the close callback).
  */
 #include <errno.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -95,6 +97,136 @@ static uint64_t cm_timeout_ms(void)
 		ms = v > 0 ? (uint64_t)v : SD_CM_TIMEOUT_MS;
 	}
 	return ms;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dead peers and dead links                                           */
+
+/*
+ * TCP notices a peer that closes or resets, not one that falls silent: a
+ * link taken down, a cable pulled, a host powered off. Left to the
+ * kernel's defaults, a connection with data in flight retransmits for
+ * about 15 minutes (tcp_retries2) before it fails, and an idle one never
+ * does; an RC endpoint on InfiniBand gives up after its transport retries,
+ * seconds. So once a connection is established (sock_data_start):
+ *
+ *   TCP_USER_TIMEOUT: data that stays unacknowledged this long fails the
+ *     socket with ETIMEDOUT;
+ *   keepalive probes after a third of it without traffic, then every
+ *     third: an idle connection probes, and with TCP_USER_TIMEOUT set the
+ *     kernel fails it once probes went unanswered that long.
+ *
+ * The failure reaches the EP as a socket error: DAT_CONNECTION_EVENT_BROKEN
+ * on both sides (each side times out by itself), everything outstanding
+ * flushed. SOFTDAPL_TCP_USER_TIMEOUT_MS sets the time (default 30000; the
+ * keepalive's resolution is a second); 0 leaves the kernel's defaults.
+ *
+ * A receiver not ready must still wait indefinitely (README): a peer that
+ * stopped reading leaves our data queued behind its closed window, and
+ * Linux applies TCP_USER_TIMEOUT to its window probes too, answered or not
+ * (since 5.11). So a timer looks at every connection each quarter of the
+ * timeout, and while a socket has data queued, none in flight and no more
+ * than one window probe unanswered (tcp_info), the peer is alive and only
+ * not reading: its user timeout is off until that no longer holds. A link
+ * that dies during such a wait is noticed once probes go unanswered; the
+ * kernel spaces them out (up to two minutes apart), so that takes longer.
+ */
+#define SD_TCP_USER_TIMEOUT_MS	30000
+
+/* Engine: the liveness check of every connection (live_tick). */
+static uv_timer_t live_timer;
+static bool live_timer_init;
+
+/* Engine: SD_TCP_USER_TIMEOUT_MS, or the environment's (0: off), read once. */
+static unsigned tcp_user_timeout_ms(void)
+{
+	static unsigned ms;
+	static bool done;
+
+	if (!done) {
+		const char *s = getenv("SOFTDAPL_TCP_USER_TIMEOUT_MS");
+		char *end = NULL;
+		long v = SD_TCP_USER_TIMEOUT_MS;
+
+		if (s != NULL && *s != '\0') {
+			errno = 0;
+			v = strtol(s, &end, 10);
+			if (errno != 0 || *end != '\0' || v < 0 || v > 3600000) {
+				sd_log("SOFTDAPL_TCP_USER_TIMEOUT_MS=%s: not a number "
+				       "of milliseconds from 0 to 3600000; using %d",
+				       s, SD_TCP_USER_TIMEOUT_MS);
+				v = SD_TCP_USER_TIMEOUT_MS;
+			}
+		}
+		ms = (unsigned)v;
+		done = true;
+	}
+	return ms;
+}
+
+/*
+ * Engine: turns @sock's user timeout off while its peer's window is
+ * closed and the peer answers, on otherwise (see above).
+ */
+static void sock_live_check(struct sd_sock *sock, unsigned ms)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti), clen = sizeof(unsigned);
+	unsigned cur = 0, want = ms;
+	int queued = 0;
+
+	if (getsockopt(sock->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+	    ioctl(sock->fd, SIOCOUTQ, &queued) < 0 ||
+	    getsockopt(sock->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &cur, &clen) < 0)
+		return;
+	if (queued > 0 && ti.tcpi_unacked == 0 && ti.tcpi_probes <= 1)
+		want = 0;
+	if (cur == want)
+		return;
+	sd_dbg("ep %p: %s", (void *)sock->ep, want ? "user timeout on" :
+	       "the peer's window is closed: user timeout off");
+	setsockopt(sock->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &want, sizeof(want));
+}
+
+/* Engine: every quarter of the timeout, while connections exist. */
+static void live_tick(uv_timer_t *t)
+{
+	unsigned ms = tcp_user_timeout_ms();
+	struct sd_list *pos;
+	bool any = false;
+
+	sd_list_for_each(pos, &socks) {
+		struct sd_sock *sock = sd_container_of(pos, struct sd_sock, node);
+
+		if (sock->phase == SD_SK_DATA) {
+			sock_live_check(sock, ms);
+			any = true;
+		}
+	}
+	if (!any)
+		uv_timer_stop(t);	/* sock_data_start restarts it */
+}
+
+/* Engine: @sock now carries a DAT connection; see above. */
+static void sock_data_start(struct sd_sock *sock)
+{
+	unsigned ms = tcp_user_timeout_ms(), tick;
+	int one = 1, secs;
+
+	if (ms == 0)
+		return;
+	secs = ms >= 6000 ? (int)(ms / 3000) : 1;
+	setsockopt(sock->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms));
+	setsockopt(sock->fd, IPPROTO_TCP, TCP_KEEPIDLE, &secs, sizeof(secs));
+	setsockopt(sock->fd, IPPROTO_TCP, TCP_KEEPINTVL, &secs, sizeof(secs));
+	setsockopt(sock->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	if (!live_timer_init) {
+		uv_timer_init(sd_engine_loop(), &live_timer);
+		live_timer_init = true;
+	}
+	tick = ms / 4 > 10 ? ms / 4 : 10;
+	if (!uv_is_active((uv_handle_t *)&live_timer))
+		uv_timer_start(&live_timer, live_tick, tick, tick);
 }
 
 /* ------------------------------------------------------------------ */
@@ -461,6 +593,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_RTU_TX);
 	sd_wire_reset(ep);
 	sock->phase = SD_SK_DATA;
+	sock_data_start(sock);
 	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "accepted");
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_ACTIVE_EST);
 	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, true);
@@ -505,6 +638,7 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events)
 	uv_timer_stop(&sock->timer);
 	sd_wire_reset(ep);
 	sock->phase = SD_SK_DATA;
+	sock_data_start(sock);
 	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "RTU");
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_PASSIVE_EST);
 	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, false);
@@ -584,11 +718,32 @@ static void hello_timeout(uv_timer_t *t)
 {
 	struct sd_sock *sock = t->data;
 
+	/*
+	 * libuv runs expired timers before it polls: a HELLO that arrived
+	 * in time may still be unread (an engine kept busy, or starved of
+	 * CPU). Read what is there first; only a requester whose HELLO is
+	 * still incomplete is given up (and its socket closed without
+	 * unread bytes, so that it sees the end of the stream, not a reset).
+	 */
+	if (sock->phase == SD_SK_HELLO_WAIT)
+		passive_io(sock, UV_READABLE);
 	if (sock->phase == SD_SK_HELLO_WAIT) {
 		sd_dbg("connection request: no HELLO in time");
 		sp_cnt(sock->sp, DCNT_IA_CM_ERR_TIMEOUT);
 		sock_close(sock);
 	}
+}
+
+/*
+ * How long a listener rests when there was no descriptor (or memory) to
+ * accept with, in ms (listen_io).
+ */
+#define SD_ACCEPT_RETRY_MS	100
+
+/* Engine: a resting listener's time is up: poll it again. */
+static void listen_resume(uv_timer_t *t)
+{
+	sock_arm(t->data, UV_READABLE);
 }
 
 /* Engine: a listening socket is readable: accept what waits. */
@@ -602,6 +757,25 @@ static void listen_io(struct sd_sock *lsock)
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM) {
+				/*
+				 * The connection stays in the kernel's backlog
+				 * and the listener readable: polled at once, it
+				 * would spin the engine. It rests (its timer is
+				 * otherwise unused), the requester waits, as
+				 * for a full backlog, until it is accepted or
+				 * its connect timeout runs out.
+				 */
+				sd_dbg("port %llu: accept: %s; again in %d ms",
+				       lsock->sp != NULL ? (unsigned long long)
+				       lsock->sp->conn_qual : 0ull,
+				       strerror(errno), SD_ACCEPT_RETRY_MS);
+				sock_arm(lsock, 0);
+				lsock->timer.data = lsock;
+				uv_timer_start(&lsock->timer, listen_resume,
+					       SD_ACCEPT_RETRY_MS, 0);
+			}
 			return;
 		}
 		sock_nodelay(fd);
@@ -693,6 +867,31 @@ static void connect_timeout(uv_timer_t *t)
 	pthread_mutex_unlock(&ep->lock);
 }
 
+/*
+ * Engine, ep->lock: a socket error (a reset; ETIMEDOUT from the dead-peer
+ * timeout above) while @ep waits for a receive (RNR). Nothing reads the
+ * socket then, so nothing would take the error, and the poll reports it
+ * again whenever it is armed: it ends the connection here, as rx.c ends
+ * one whose peer left during the wait (a reset is the peer closing with
+ * our data unread: DISCONNECTED, as rx.c counts it too).
+ */
+static void data_error_rnr(struct sd_ep *ep, struct sd_sock *sock)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(sock->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	sd_dbg("ep %p: socket error while waiting for a receive: %s",
+	       (void *)ep, strerror(err));
+	if (err == ECONNRESET || err == EPIPE)
+		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
+			    "peer closed while waiting for a receive");
+	else
+		sd_ep_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL,
+			    "connection lost while waiting for a receive");
+}
+
 static void poll_cb(uv_poll_t *p, int status, int events)
 {
 	struct sd_sock *sock = p->data;
@@ -741,6 +940,10 @@ static void poll_cb(uv_poll_t *p, int status, int events)
 		passive_rtu(ep, sock, events);
 		break;
 	case SD_SK_DATA:
+		if (status < 0 && ep->rx.state == SD_RX_BUF) {
+			data_error_rnr(ep, sock);
+			break;
+		}
 		sd_ep_io(ep, status, events);
 		break;
 	default:
@@ -844,16 +1047,23 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 	int fd, err;
 
 	pthread_mutex_lock(&ep->lock);
+	/* The socket dat_ep_connect made (ep.c), ours to use or close. */
+	fd = ep->connect_fd;
+	ep->connect_fd = -1;
 	if (ep->state != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
 	    ep->cm_op != SD_CMOP_CONNECT || ep->sock != NULL) {
 		pthread_mutex_unlock(&ep->lock);
+		if (fd >= 0)
+			close(fd);
 		sd_ep_put(ep);
 		return;
 	}
 	ep->cm_op = SD_CMOP_NONE;
 	alen = ep->remote.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 						    sizeof(struct sockaddr_in);
-	fd = socket(ep->remote.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)	/* it could not: its error is reported here */
+		fd = socket(ep->remote.ss_family,
+			    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		err = errno;
 		goto fail;
@@ -916,6 +1126,9 @@ static void rtu_timeout(uv_timer_t *t)
 	struct sd_ep *ep = sock->ep;
 
 	pthread_mutex_lock(&ep->lock);
+	/* An RTU that arrived in time may be unread (see hello_timeout). */
+	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED)
+		passive_rtu(ep, sock, UV_READABLE);
 	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED) {
 		cm_cnt(ep->obj.ia, DCNT_IA_CM_ERR_TIMEOUT);
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
@@ -1063,6 +1276,11 @@ void sd_cm_listen_close_cmd(struct sd_cmd *cmd)
 void sd_cm_shutdown_all(void)
 {
 	struct sd_list *pos, *next;
+
+	if (live_timer_init) {
+		uv_close((uv_handle_t *)&live_timer, NULL);
+		live_timer_init = false;
+	}
 
 	for (pos = socks.next; pos != &socks; pos = next) {
 		struct sd_sock *sock = sd_container_of(pos, struct sd_sock, node);

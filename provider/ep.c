@@ -44,6 +44,8 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "ep.h"
 #include "entry.h"
@@ -183,6 +185,8 @@ void sd_ep_get(struct sd_ep *ep)
 
 static void ep_destroy(struct sd_ep *ep)
 {
+	if (ep->connect_fd >= 0)
+		close(ep->connect_fd);
 	sd_wq_destroy(&ep->sq);
 	sd_wq_destroy(&ep->rq);
 	free(ep->tx.resp);
@@ -391,6 +395,7 @@ static struct sd_ep *ep_new(struct sd_ia *ia, const DAT_EP_ATTR *attr,
 	ep->srq = srq;
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->timeout = DAT_TIMEOUT_INFINITE;
+	ep->connect_fd = -1;
 	sd_list_init(&ep->srq_node);
 	ep->soft_hw = ep->hard_hw = DAT_WATERMARK_INFINITE;
 	ep->cm_cmd.fn = sd_cm_connect_cmd;
@@ -866,6 +871,21 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 		return sd_ep_bad_state(ep);
 	if (ep->pz == NULL || ep->conn_evd == NULL)
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
+	/*
+	 * The socket now, on the caller's thread, so that a process out of
+	 * descriptors (or memory) hears it from this call, as from OFED's
+	 * socket CM, rather than as a connection event. The engine's
+	 * connect command takes it (cm.c); one an earlier attempt left,
+	 * ended before the engine came to it, goes. Any other error is
+	 * left for the engine to meet and report as it always did.
+	 */
+	if (ep->connect_fd >= 0)
+		close(ep->connect_fd);
+	ep->connect_fd = socket(remote->ss_family,
+				SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (ep->connect_fd < 0 && (errno == EMFILE || errno == ENFILE ||
+				   errno == ENOBUFS || errno == ENOMEM))
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	ep->remote = *remote;
 	if (remote->ss_family == AF_INET)
 		((struct sockaddr_in *)&ep->remote)->sin_port = htons((uint16_t)conn_qual);

@@ -58,7 +58,8 @@ enum sd_sock_phase {
 
 struct sd_sock {
 	uv_poll_t	poll;		/* engine */
-	uv_timer_t	timer;		/* engine: connect timeout, linger limit */
+	uv_timer_t	timer;		/* engine: connect timeout, linger limit;
+					 * in phase DATA, fault.c's delays */
 	struct sd_cmd	cmd;		/* a consumer thread detached it */
 	struct sd_list	node;		/* engine: in the engine's socket list */
 	int		fd;		/* const until the engine closes it */
@@ -149,6 +150,20 @@ struct sd_txf {
 	struct sd_sge	one;		/* an atomic request's payload */
 };
 
+/*
+ * Fault injection's state for one connection (fault.c), under ep->lock
+ * with the rest of sd_tx: zeroed by sd_wire_reset, set up when the
+ * connection is established. All zero while fault injection is off.
+ */
+struct sd_fault_conn {
+	uint64_t	key;		/* the connection's draws: hash of seed, conn */
+	uint64_t	hold_until;	/* delay_us: the held write goes then (ns); 0 */
+	uint32_t	conn;		/* its number in this process, from 1; 0: none */
+	uint32_t	frames;		/* frames written on it */
+	uint32_t	writes;		/* writes that drew a delay */
+	const char	*cut;		/* why it is to be cut (tx.c cuts it), or NULL */
+};
+
 /* Transmit state; all under ep->lock. */
 struct sd_tx {
 	struct sd_txf	f[SD_TX_BATCH];	/* ring of frames chosen */
@@ -172,6 +187,7 @@ struct sd_tx {
 	uint64_t	ep_id;		/* the EP's identity for EP-scope RMRs:
 					 * set once, by the first sd_wire_reset;
 					 * never 0 afterwards, never reused */
+	struct sd_fault_conn fault;	/* fault.c; zero unless SOFTDAPL_FAULT */
 };
 
 enum sd_rx_state {
@@ -396,6 +412,9 @@ struct sd_ep {
 	DAT_CONN_QUAL	remote_port;	/* active: conn_qual; passive: port */
 	DAT_CONN_QUAL	local_port;
 	DAT_TIMEOUT	timeout;	/* connect timeout, microseconds */
+	int		connect_fd;	/* the socket the connect call made, until
+					 * cm_cmd takes it; -1 (ep.c
+					 * ep_start_connect) */
 	uint8_t		cm_op;		/* enum sd_cm_op for cm_cmd */
 	bool		timed_out;	/* the connect timer fired */
 	bool		active;		/* this side asked for the connection:
@@ -623,6 +642,46 @@ void sd_ep_io(struct sd_ep *ep, int status, int events);
 
 /* io_cmd: re-arms the poll after a consumer-side EAGAIN, resumes rx. */
 void sd_ep_io_cmd(struct sd_cmd *cmd);
+
+/* ------------------------------------------------------------------ */
+/* Fault injection (fault.c): SOFTDAPL_FAULT                           */
+
+/*
+ * True when SOFTDAPL_FAULT turned fault injection on; set once when the
+ * library is loaded, before any thread of ours runs, and never again. The
+ * hooks in tx.c test it first, so that fault injection costs one branch
+ * predicted not taken when it is off (sd_fault_active).
+ */
+extern bool sd_fault_on;
+#define sd_fault_active()	__builtin_expect(sd_fault_on, 0)
+
+/*
+ * @ep's connection is established (sd_wire_reset with the socket
+ * attached): numbers it and sets up its draws. ep->lock.
+ */
+void sd_fault_conn_start(struct sd_ep *ep);
+
+/*
+ * A frame whose header is @op was written whole on @ep's connection:
+ * counts it, and decides whether the connection is to be cut
+ * (tx.fault.cut set; the transmitter calls sd_fault_cut once the write
+ * under way is accounted for). ep->lock.
+ */
+void sd_fault_frame(struct sd_ep *ep, uint8_t op);
+
+/*
+ * Cuts @ep's connection as a network failure would: this side ends it
+ * with DAT_CONNECTION_EVENT_BROKEN, the peer sees it end inside a frame.
+ * ep->lock; any thread (as sd_ep_close).
+ */
+void sd_fault_cut(struct sd_ep *ep);
+
+/*
+ * Whether the write @ep's transmitter is about to make is held back
+ * (delay_us). If so the transmitter returns; it is called again when
+ * the time is up (the engine's tick, the socket's timer). ep->lock.
+ */
+bool sd_fault_hold(struct sd_ep *ep);
 
 /* ------------------------------------------------------------------ */
 /* Service points and connection requests (psp.c, rsp.c, cr.c)        */

@@ -475,13 +475,14 @@ DAT_RETURN DAT_API sd_evd_free(DAT_EVD_HANDLE evd_handle)
 	}
 	evd->obj.magic = SD_MAGIC_DEAD;
 	pthread_mutex_unlock(&evd->lock);
+	/* Counted while the EVD is the IA's (see sd_pz_free). */
+	sd_cnt_inc(ia->cnt, DCNT_IA_EVD_FREE);
 	sd_list_del(&evd->obj.node);
 	agent = evd_set_cno(evd, NULL, true);
 	pthread_mutex_unlock(&ia->lock);
 
 	evd_call_agent(agent, NULL);
 	evd_release(evd);
-	sd_cnt_inc(ia->cnt, DCNT_IA_EVD_FREE);
 	return DAT_SUCCESS;
 }
 

@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 
 #include "softdapl.h"
@@ -363,8 +362,7 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	sd_list_init(&ia->srqs);
 	sd_list_init(&ia->ud_eps);
 	sd_list_init(&ia->ud_crs);
-	if (getrandom(&ia->ctx_seed, sizeof(ia->ctx_seed), 0) !=
-	    (ssize_t)sizeof(ia->ctx_seed)) {
+	if (sd_ctx_init(ia) != 0) {		/* the key of its contexts */
 		ret = SD_ERR(DAT_INTERNAL_ERROR, 0);
 		goto out_ia;
 	}
@@ -374,6 +372,13 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	 * UNREACHABLE for a name or address this host does not have.
 	 */
 	rc = sd_params_parse(params, &ia->addr, err, sizeof(err));
+	if (rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM || rc == -ENOBUFS) {
+		/* Not the address's fault: nothing to look it up with. */
+		sd_log("IA %s: %s", ia->name, err);
+		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, rc == -ENOMEM ?
+			     DAT_RESOURCE_MEMORY : DAT_RESOURCE_DEVICE);
+		goto out_ia;
+	}
 	if (rc != 0) {
 		sd_dbg("IA %s: %s", ia->name, err);
 		ret = SD_ERR(DAT_INVALID_ADDRESS, rc == -EINVAL ?

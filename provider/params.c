@@ -83,15 +83,27 @@ static bool is_link_local(const struct sockaddr *sa)
 	       IN6_IS_ADDR_LINKLOCAL(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
-/* True when @sa is an address of this host: a socket can bind to it. */
-static bool is_local(const struct sockaddr *sa, socklen_t len)
+/*
+ * Out of descriptors or memory: a lookup that failed for that says
+ * nothing about the name (ia.c answers DAT_INSUFFICIENT_RESOURCES).
+ */
+static bool no_resources(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM || err == ENOBUFS;
+}
+
+/*
+ * 1 when @sa is an address of this host (a socket can bind to it), 0
+ * when it is not, -errno when no socket could be made to find out.
+ */
+static int is_local(const struct sockaddr *sa, socklen_t len)
 {
 	struct sockaddr_storage ss;
 	int fd, ok;
 
 	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return false;
+		return -errno;
 	memcpy(&ss, sa, len);
 	if (ss.ss_family == AF_INET)
 		((struct sockaddr_in *)&ss)->sin_port = 0;
@@ -217,6 +229,7 @@ static int parse_literal(const char *word, struct sd_ia_addr *a, char *err,
 	struct addrinfo *res;
 	char buf[256];
 	size_t n = strlen(word);
+	int rc;
 
 	/* [::1] as in URLs. */
 	if (n >= 2 && word[0] == '[' && word[n - 1] == ']') {
@@ -238,7 +251,13 @@ static int parse_literal(const char *word, struct sd_ia_addr *a, char *err,
 		a->any = true;
 		return 0;
 	}
-	if (!is_local(res->ai_addr, res->ai_addrlen)) {
+	rc = is_local(res->ai_addr, res->ai_addrlen);
+	if (rc < 0) {
+		freeaddrinfo(res);
+		return fail(rc, err, errlen, "ia_params \"%s\": no socket to "
+			    "check %s with: %s", params, word, strerror(-rc));
+	}
+	if (rc == 0) {
 		freeaddrinfo(res);
 		return fail(-EADDRNOTAVAIL, err, errlen,
 			    "ia_params \"%s\": %s is not an address of this host",
@@ -268,7 +287,7 @@ static int parse_host(const char *word, struct sd_ia_addr *a, char *err,
 			    params, word, gai_strerror(rc));
 	for (r = res; r != NULL; r = r->ai_next) {
 		if ((r->ai_family == AF_INET || r->ai_family == AF_INET6) &&
-		    is_local(r->ai_addr, r->ai_addrlen)) {
+		    is_local(r->ai_addr, r->ai_addrlen) == 1) {
 			set_addr(a, r->ai_addr);
 			freeaddrinfo(res);
 			find_ifname((struct sockaddr *)&a->ss, a->ifname,
@@ -319,6 +338,9 @@ int sd_params_parse(const char *ia_params, struct sd_ia_addr *addr,
 	rc = pick_ifaddr(word, AF_UNSPEC, addr);
 	if (rc == 0)
 		return 0;
+	if (no_resources(-rc))
+		return fail(rc, err, errlen, "ia_params \"%s\": cannot list "
+			    "the interfaces: %s", params, strerror(-rc));
 	if (rc == -EADDRNOTAVAIL)
 		return fail(-ENODEV, err, errlen,
 			    "ia_params \"%s\": interface %s has no IP address",

@@ -53,6 +53,11 @@ DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
 	if (fd < 0)
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ia->addr.any && ss.ss_family == AF_INET6) {
+		int zero = 0;	/* "::" takes IPv4 peers too, whatever bindv6only */
+
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	}
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 1024) < 0) {
 		int err = errno;
 
@@ -227,8 +232,9 @@ DAT_RETURN DAT_API sd_psp_free(DAT_PSP_HANDLE h)
 	if (o == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
 	ia = o->ia;
-	sd_sp_release(sd_container_of(o, struct sd_sp, obj));
+	/* Counted while the PSP is the IA's (see sd_pz_free). */
 	sd_cnt_inc(ia->cnt, DCNT_IA_PSP_FREE);
+	sd_sp_release(sd_container_of(o, struct sd_sp, obj));
 	return DAT_SUCCESS;
 }
 
@@ -263,6 +269,27 @@ void sd_sp_cr_event(DAT_EVENT *e, DAT_EVENT_NUMBER num, struct sd_sp *sp,
 }
 
 /*
+ * An IPv4 peer of a service point listening on the IPv6 wildcard (an IA
+ * of ia_params "::") arrives as ::ffff:a.b.c.d: report it as the AF_INET
+ * address its IA has (dat_cr_query, dat_ep_query), which is also what a
+ * consumer passes back to dat_ep_connect.
+ */
+static void unmap_v4(struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+	struct sockaddr_in in;
+
+	if (ss->ss_family != AF_INET6 || !IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
+		return;
+	memset(&in, 0, sizeof(in));
+	in.sin_family = AF_INET;
+	in.sin_port = in6->sin6_port;
+	memcpy(&in.sin_addr, &in6->sin6_addr.s6_addr[12], sizeof(in.sin_addr));
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, &in, sizeof(in));
+}
+
+/*
  * Engine: the HELLO on @sock asks for @sp. Makes the CR (and, for a PSP
  * with DAT_PSP_PROVIDER_FLAG, the EP), moves an RSP's EP to
  * TENTATIVE_CONNECTION_PENDING, and posts DAT_CONNECTION_REQUEST_EVENT.
@@ -293,6 +320,7 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 	cr->cmd.fn = sd_cm_cr_cmd;
 	memset(&ss, 0, sizeof(ss));
 	if (getpeername(sock->fd, (struct sockaddr *)&ss, &sl) == 0) {
+		unmap_v4(&ss);
 		cr->remote = ss;
 		cr->remote_port = ntohs(ss.ss_family == AF_INET6 ?
 					((struct sockaddr_in6 *)&ss)->sin6_port :

@@ -70,11 +70,13 @@ DAT_RETURN DAT_API sd_pz_free(DAT_PZ_HANDLE pz_handle)
 		pthread_mutex_unlock(&ia->lock);
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_PZ_IN_USE);
 	}
+	/* Counted while the PZ is the IA's: once it is gone, a graceful
+	 * dat_ia_close on another thread may free the IA. */
+	sd_cnt_inc(ia->cnt, DCNT_IA_PZ_FREE);
 	sd_list_del(&pz->obj.node);
 	pz->obj.magic = SD_MAGIC_DEAD;
 	pthread_mutex_unlock(&ia->lock);
 	free(pz);
-	sd_cnt_inc(ia->cnt, DCNT_IA_PZ_FREE);
 	return DAT_SUCCESS;
 }
 

@@ -6,12 +6,13 @@
  * its own, through a context that a bind makes and the next bind (or an
  * unbind, a bind of length 0, or dat_rmr_free, or a peer's SEND with
  * invalidate) ends. Its context lives in the IA's context table (lmr.c):
- * the RMR holds a slot from creation, and every bind takes the slot's
- * next generation, so a context once replaced never grants anything
- * again. sd_mem_resolve_remote honours an RMR context with the RMR's own
- * range, privileges and PZ, and for an RMR of dat_rmr_create_for_ep only
- * on the EP it was bound through (scope EP; dat_rmr_create's are of
- * scope PZ: any EP of the PZ).
+ * the RMR holds a slot from creation, and every bind, even one that is
+ * then flushed, takes the slot's next tag, random and never given twice,
+ * so a context once replaced never grants anything again, even after the
+ * RMR is freed and its slot reused. sd_mem_resolve_remote honours an RMR
+ * context with the RMR's own range, privileges and PZ, and for an RMR of
+ * dat_rmr_create_for_ep only on the EP it was bound through (scope EP;
+ * dat_rmr_create's are of scope PZ: any EP of the PZ).
  *
  * A bind is a request of an EP (post.c, sd_post_bind): it waits in the
  * request queue behind the EP's earlier requests, takes effect when the
@@ -356,8 +357,9 @@ DAT_RETURN DAT_API sd_rmr_free(DAT_RMR_HANDLE rmr_handle)
 	if (rmr == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
 	ia = rmr->obj.ia;
-	sd_rmr_destroy(rmr);	/* @rmr may be gone from here on */
+	/* Counted while the RMR is the IA's (see sd_pz_free). */
 	sd_cnt_inc(ia->cnt, DCNT_IA_RMR_FREE);
+	sd_rmr_destroy(rmr);	/* @rmr may be gone from here on */
 	return DAT_SUCCESS;
 }
 

@@ -125,7 +125,8 @@ DAT_RETURN DAT_API sd_rsp_free(DAT_RSP_HANDLE h)
 			sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "rsp_free");
 	}
 	pthread_mutex_unlock(&ep->lock);
-	sd_sp_release(sp);	/* the engine drops sp's EP reference */
+	/* Counted while the RSP is the IA's (see sd_pz_free). */
 	sd_cnt_inc(ia->cnt, DCNT_IA_RSP_FREE);
+	sd_sp_release(sp);	/* the engine drops sp's EP reference */
 	return DAT_SUCCESS;
 }

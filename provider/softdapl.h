@@ -255,13 +255,16 @@ struct sd_ia {
 	/* LMR/RMR context table: lmr.c allocates it, ia_close frees it. */
 	struct sd_ctx_table	*ctx_table;	/* memory lock (sd_mem_lock) */
 	uint32_t		ctx_size;	/* memory lock; slots in ctx_table */
-	uint32_t		ctx_seed;	/* const; random key for contexts */
+	uint64_t		ctx_key[2];	/* const; the secret key of its contexts
+						 * (sd_ctx_init, lmr.c) */
 };
 
 /*
  * Parses ia_params into @addr (see params.c). Returns 0, or with a message
  * in @err: -EINVAL (malformed), -ENODEV (no such interface or host, or it
- * has no address), -EADDRNOTAVAIL (an address that is not this host's).
+ * has no address), -EADDRNOTAVAIL (an address that is not this host's),
+ * -EMFILE, -ENFILE, -ENOMEM or -ENOBUFS (no descriptor or memory to look
+ * the interfaces up with: the name may be fine).
  */
 int sd_params_parse(const char *ia_params, struct sd_ia_addr *addr,
 		    char *err, size_t errlen);
@@ -320,6 +323,29 @@ void sd_ep_destroy_all(struct sd_ia *ia);
  * O(1) and short.
  */
 extern pthread_mutex_t sd_mem_lock;
+
+/*
+ * Contexts (lmr.c explains them): 32 bits, never 0, a slot index of the
+ * IA's context table above SD_CTX_INDEX_SHIFT and a tag below it that is
+ * pseudo-random and never the same twice for a slot, so that a context
+ * can be neither guessed nor used again once it has ended. The index is
+ * no secret (tests use it to see a slot reused).
+ */
+#define SD_CTX_INDEX_SHIFT	18
+
+static inline uint32_t sd_ctx_index(uint32_t ctx)
+{
+	return ctx >> SD_CTX_INDEX_SHIFT;
+}
+
+/*
+ * Draws @ia's context key from getrandom(); ia_open calls it before the
+ * IA has any memory object. 0 or a negative errno.
+ */
+int sd_ctx_init(struct sd_ia *ia);
+
+/* SipHash-2-4 of the 8 little-endian bytes of @m under @k (lmr.c). */
+uint64_t sd_ctx_siphash(const uint64_t k[2], uint64_t m);
 
 struct sd_pz {
 	struct sd_obj	obj;
@@ -420,15 +446,19 @@ DAT_RETURN sd_mem_resolve_rmr_local(struct sd_ia *ia, struct sd_pz *pz,
  * An RMR (memory window, DAT 2.0 6.7). dat_rmr_create makes one of PZ
  * scope (its context works on any EP of its PZ), dat_rmr_create_for_ep
  * one of EP scope (only on the EP it was last bound through). Each holds
- * a slot of the IA's context table from creation; every bind takes a new
- * generation of that slot, so an old context never matches again.
+ * a slot of the IA's context table from creation; every bind takes the
+ * slot's next tag, so an old context never matches again.
  */
 struct sd_rmr {
 	struct sd_obj	obj;
 	struct sd_pz	*pz;		/* const */
 	DAT_RMR_SCOPE	scope;		/* const: DAT_RMR_SCOPE_PZ or _EP */
 	/* The rest under the memory lock. */
-	uint32_t	slot;		/* its index in ia->ctx_table */
+	uint32_t	slot;		/* its slot in ia->ctx_table: where its
+					 * next context comes from */
+	uint32_t	old_slot;	/* a slot it left, its tags spent, that
+					 * still points at it for the contexts
+					 * it gave; 0: none (lmr.c) */
 	struct sd_lmr	*lmr;		/* bound to (counted in its refs), or NULL */
 	uint64_t	va, len;	/* the bound range */
 	DAT_MEM_PRIV_FLAGS priv;	/* the bound remote privileges */
@@ -455,9 +485,10 @@ struct sd_bind {
 /*
  * lmr.c's context table, for rmr.c; memory lock held. alloc_rmr gives
  * @rmr a slot of its own (0 or -ENOMEM; may grow the table), release_rmr
- * gives it back for good, next_rmr reserves the next context of its slot
- * (0: none left, the table being full). find_rmr: the bound RMR whose
- * current context is @ctx, or NULL.
+ * gives it back (its tags stay spent), next_rmr reserves the next
+ * context of its slot, moving to another slot once this one's tags are
+ * spent (0: none could be had; allocates nothing). find_rmr: the bound
+ * RMR whose current context is @ctx, or NULL.
  */
 int sd_ctx_alloc_rmr(struct sd_ia *ia, struct sd_rmr *rmr);
 void sd_ctx_release_rmr(struct sd_ia *ia, struct sd_rmr *rmr);

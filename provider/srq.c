@@ -199,6 +199,8 @@ DAT_RETURN DAT_API sd_srq_free(DAT_SRQ_HANDLE h)
 		pthread_mutex_unlock(&ia->lock);
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
 	}
+	/* Counted while the SRQ is the IA's (see sd_pz_free). */
+	sd_cnt_inc(ia->cnt, DCNT_IA_SRQ_FREE);
 	sd_list_del(&srq->obj.node);
 	srq->pz->refs--;
 	srq->obj.magic = SD_MAGIC_DEAD;
@@ -208,7 +210,6 @@ DAT_RETURN DAT_API sd_srq_free(DAT_SRQ_HANDLE h)
 	 * used it may be waiting for the engine: free after them, there.
 	 */
 	sd_engine_submit(&srq->free_cmd);
-	sd_cnt_inc(ia->cnt, DCNT_IA_SRQ_FREE);
 	return DAT_SUCCESS;
 }
 

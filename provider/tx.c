@@ -26,6 +26,11 @@
  * takes effect here, when its turn comes, and sends nothing), then the
  * DISCONNECT of a graceful close once all of that is out, then a
  * standalone ACK if one is owed and no frame of the batch carries it.
+ *
+ * Fault injection (fault.c, SOFTDAPL_FAULT) hooks in where a connection
+ * starts (sd_wire_reset), where a frame is written whole (frame_done),
+ * before each write (delay_us) and after it (a cut); each hook is one
+ * branch on sd_fault_on when it is off.
  */
 #include <errno.h>
 #include <string.h>
@@ -48,6 +53,9 @@ void sd_wire_reset(struct sd_ep *ep)
 	ep->tx.resp = resp;
 	ep->tx.ep_id = id;
 	memset(&ep->rx, 0, sizeof(ep->rx));
+	/* Attached: a connection is established (not dat_ep_reset). */
+	if (sd_fault_active() && ep->sock != NULL)
+		sd_fault_conn_start(ep);
 }
 
 /*
@@ -298,6 +306,8 @@ static void frame_done(struct sd_ep *ep, struct sd_sock *sock)
 	default:
 		break;
 	}
+	if (sd_fault_active() && f->kind != SD_TX_RAW)
+		sd_fault_frame(ep, f->hdr[0]);
 	f->kind = SD_TX_NONE;
 	tx->fhead = (tx->fhead + 1) % SD_TX_BATCH;
 	tx->fcount--;
@@ -446,6 +456,8 @@ void sd_tx_progress(struct sd_ep *ep)
 			;
 		if (ep->tx.fcount == 0)
 			return;
+		if (sd_fault_active() && sd_fault_hold(ep))
+			return;		/* delay_us: written later */
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = iov;
 		msg.msg_iovlen = (size_t)ring_iov(ep, sock, iov);
@@ -470,6 +482,10 @@ void sd_tx_progress(struct sd_ep *ep)
 			return;
 		}
 		ring_advance(ep, sock, (size_t)n);
+		if (sd_fault_active() && ep->tx.fault.cut != NULL) {
+			sd_fault_cut(ep);	/* drop_after, cut */
+			return;
+		}
 		if (ep->tx.disc_sent)
 			return;
 	}

@@ -1031,6 +1031,8 @@ void sd_ud_ep_release(struct sd_ud_ep *ep)
 	pthread_mutex_unlock(&ep->lock);
 
 	pthread_mutex_lock(&ia->lock);
+	/* Counted while the EP is the IA's (see sd_pz_free). */
+	sd_cnt_inc(ia->cnt, DCNT_IA_EP_FREE);
 	sd_list_del(&ep->obj.node);
 	for (i = 0; i < 3; i++)
 		if (evds[i])
@@ -1038,7 +1040,6 @@ void sd_ud_ep_release(struct sd_ud_ep *ep)
 	if (pz)
 		pz->refs--;
 	pthread_mutex_unlock(&ia->lock);
-	sd_cnt_inc(ia->cnt, DCNT_IA_EP_FREE);
 	sd_engine_submit(&ep->free_cmd);
 }
 

@@ -733,7 +733,9 @@ test_helper_t *test_spawn_helperv(const char *name, const char *const argv[])
 	if (pipe2(p, O_CLOEXEC) < 0)
 		test__fail(__FILE__, __LINE__, "test_spawn_helper: pipe: %s",
 		    strerror(errno));
-	r = spawn("/proc/self/exe", args, 0, -1, p[1], &pid);
+	/* By its path, not /proc/self/exe: under valgrind (tools/memcheck)
+	 * /proc/self/exe is valgrind itself, which it cannot execute. */
+	r = spawn(self_exe, args, 0, -1, p[1], &pid);
 	free(args);
 	close(p[1]);
 	if (r < 0)

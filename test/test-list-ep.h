@@ -29,6 +29,7 @@ TEST_ENTRY(provider_dto_unsignalled_allowed)
 /* test-provider-dapltest.c: OFED's dapltest, dtest, dtestcm, dtestsrq */
 TEST_ENTRY_TIMEOUT(provider_dapltest_ours, 300)
 TEST_ENTRY_TIMEOUT(provider_dapltest_ofed, 300)
+TEST_ENTRY_TIMEOUT(provider_dapltest_tsan, 300)
 TEST_ENTRY_TIMEOUT(provider_dapltest_limits_features_ours, 600)
 TEST_ENTRY_TIMEOUT(provider_dapltest_limits_features_ofed, 600)
 TEST_ENTRY_TIMEOUT(provider_dtest_ours, 300)

@@ -70,7 +70,7 @@ static struct sd_ia *unit_ia(void)
 	sd_list_init(&ia->rsps);
 	sd_list_init(&ia->crs);
 	sd_list_init(&ia->srqs);
-	ia->ctx_seed = (uint32_t)getpid() * 2654435761u;
+	ASSERT_OK(sd_ctx_init(ia));
 	return ia;
 }
 
@@ -173,7 +173,9 @@ TEST_IMPL(provider_mem_lmr_create_errors)
 	struct sd_pz *pz = unit_pz(ia), *pz2 = unit_pz(ia2);
 	DAT_REGION_DESCRIPTION r;
 	DAT_LMR_HANDLE lmr;
-	char buf[256];
+	/* Zeroed: it also stands for a handle that is not an LMR, whose
+	 * magic number the provider reads (memcheck). */
+	char buf[256] = { 0 };
 	char *hole;
 	long page = sysconf(_SC_PAGESIZE);
 
