@@ -11,7 +11,9 @@
 #                     FUZZ_SECONDS per harness (default 30), needs clang
 #   make SAN=asan     AddressSanitizer + UBSan build in build-asan/
 #   make SAN=tsan     ThreadSanitizer build in build-tsan/
-#   make install      PREFIX, LIBDIR, INCLUDEDIR, SYSCONFDIR, DESTDIR honoured
+#   make install      PREFIX, LIBDIR, INCLUDEDIR, SYSCONFDIR, DESTDIR honoured;
+#                     make uninstall removes exactly what it wrote
+#   make deb          build/softdapl_VERSION_amd64.deb (tools/mkdeb)
 #   make V=1          show the commands
 #
 # Versioning (see README): the soname major (libdat2.so.2) is the ABI of
@@ -160,7 +162,7 @@ $(O)/test/libcountalloc.so: test/countalloc.c
 TEST_LINK_OBJS	:= $(O)/registry/conf.o
 # The memory objects too (test-provider-mem.c supplies the two IA lookups).
 TEST_LINK_OBJS	+= $(O)/provider/obj.o $(O)/provider/pz.o $(O)/provider/lmr.o \
-		   $(O)/provider/rmr.o
+		   $(O)/provider/rmr.o $(O)/provider/trace.o
 
 $(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"'
 
@@ -180,6 +182,9 @@ $(O)/test/libfake-%.so: test/fake-provider.c $(REG_LIB)
 EXAMPLES	:= $(patsubst test/examples/%.c,$(O)/test/examples/%,$(wildcard test/examples/*.c))
 .SECONDARY: $(EXAMPLES:%=%.o)
 
+# example.h takes the names of events and statuses from tools/dat-names.h.
+$(O)/test/examples/%.o: BASE_CFLAGS += -Itools
+
 $(O)/test/examples/%: $(O)/test/examples/%.o $(REG_LIB) $(REG_LINKS)
 	$(msg) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< -L$(O)/lib -ldat2 \
@@ -195,6 +200,53 @@ $(O)/tools/%: $(O)/tools/%.o $(REG_LIB) $(REG_LINKS)
 	$(msg) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< -L$(O)/lib -ldat2 \
 		-Wl,-rpath,'$$ORIGIN/../lib'
+
+# datinfo (tools/datinfo*.c) links the registry's dat.conf parser and looks
+# for dat.conf where the registry does ($(SYSCONFDIR)).
+DATINFO_OBJS	:= $(patsubst %.c,$(O)/%.o,$(wildcard tools/datinfo*.c))
+INST_LIBS_datinfo := $(O)/registry/conf.o -ldl
+$(DATINFO_OBJS): ALL_CFLAGS += -DDREG_SYSCONFDIR='"$(SYSCONFDIR)"'
+$(DATINFO_OBJS): $(O)/sysconfdir.stamp
+
+$(O)/tools/datinfo: $(DATINFO_OBJS) $(O)/registry/conf.o $(REG_LIB) $(REG_LINKS)
+	$(msg) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(DATINFO_OBJS) $(O)/registry/conf.o \
+		-L$(O)/lib -ldat2 -ldl -Wl,-rpath,'$$ORIGIN/../lib'
+
+# softdapl-seq (tools/softdapl-seq*.c) draws traces as sequence diagrams;
+# it needs libc only. `make pictures` draws the examples' traces into
+# tools/pictures/ (see tools/man/softdapl-seq.1).
+SEQ_OBJS	:= $(patsubst %.c,$(O)/%.o,$(wildcard tools/softdapl-seq*.c))
+SEQ		:= $(O)/tools/softdapl-seq
+
+$(SEQ): $(SEQ_OBJS)
+	$(msg) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(SEQ_OBJS)
+
+# tools/pictures/<example>.svg and .txt (plain text, 100 columns), the
+# examples' traces drawn (committed, shown by the README): each example of
+# test/examples runs once over loopback with SOFTDAPL_TRACE, its trace kept
+# in $(O)/pictures/.
+PICTURES	:= send-recv rdma-write rdma-read flush refused srq
+
+pictures: $(SEQ) $(EXAMPLES) $(LIBS)
+	$(Q)mkdir -p $(O)/pictures tools/pictures
+	$(Q)printf 'sdtest u2.0 nonthreadsafe default %s softdapl.2.0 "lo" ""\n' \
+		$(abspath $(O))/lib/libdaplsoft.so.$(SOMAJOR) > $(O)/pictures/dat.conf
+	$(Q)for e in $(PICTURES); do \
+		rm -f $(O)/pictures/$$e.trace; \
+		DAT_OVERRIDE=$(abspath $(O))/pictures/dat.conf \
+		SOFTDAPL_TRACE=$(abspath $(O))/pictures/$$e.trace \
+			$(O)/test/examples/$$e sdtest >/dev/null || exit 1; \
+		$(SEQ) --no-process --lane-width 180 --title "$$e" \
+			-o tools/pictures/$$e.svg \
+			$(O)/pictures/$$e.trace || exit 1; \
+		$(SEQ) --no-process --title "$$e" -o tools/pictures/$$e.txt \
+			$(O)/pictures/$$e.trace || exit 1; \
+		echo "  PICTURE  tools/pictures/$$e.svg tools/pictures/$$e.txt"; \
+	done
+
+.PHONY: pictures
 
 # softbench (tools/softbench*.c): softdapl against raw TCP, run by
 # `make bench`. bench-plot, which draws its results, goes beside it, where
@@ -270,7 +322,7 @@ $(O)/dat2.pc: dat2.pc.in Makefile
 		$< > $@
 
 LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
-ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES) \
+ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(SEQ) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES) \
 		   $(BENCH) $(FUZZ_REPLAY)
 
 .PHONY: all check demo bench deps install uninstall clean fuzz fuzz-run
@@ -333,36 +385,140 @@ soak: deps all
 .PHONY: memcheck soak
 
 # ---------------------------------------------------------------------------
-# Installation. uninstall removes exactly the files install wrote.
+# Installation. make install puts everything where Debian's conventions
+# expect it under PREFIX (README "Installing"); make uninstall removes
+# exactly what install wrote, and the directories it created once they are
+# empty: install lists those directories, and $(SYSCONFDIR)/dat.conf when
+# it created it, in $(DOCDIR)/install-manifest. make deb: tools/mkdeb.
+#
+# dat.conf: an existing $(SYSCONFDIR)/dat.conf is never touched; install
+# writes our entries, with the installed provider's absolute path, to
+# $(DOCDIR)/softdapl.dat.conf and prints the command that appends them.
+# Where there is no dat.conf, install creates it from those entries, and
+# uninstall removes it again unless it changed since (dat.conf(5)).
+
+MANDIR		?= $(DATADIR)/man
+# Debian's Wireshark loads Lua dissectors from its global Lua plugin
+# folder, /usr/lib/x86_64-linux-gnu/wireshark/plugins (tshark -G folders),
+# which is this for LIBDIR=/usr/lib/x86_64-linux-gnu (make deb).
+WIRESHARK_LUADIR ?= $(LIBDIR)/wireshark/plugins
+LDCONFIG	?= ldconfig
 
 HEADERS		:= $(wildcard include/dat2/*.h) include/dat/udat.h
-INST_FILES	:= $(BINDIR)/datinfo $(LIBDIR)/libdat2.so.$(SOVERSION) \
-		   $(LIBDIR)/libdaplsoft.so.$(SOVERSION) $(LIBDIR)/libdaplsoft.so.$(SOMAJOR) \
-		   $(LIBDIR)/libdat2.so.$(SOMAJOR) $(LIBDIR)/libdat2.so \
-		   $(PKGCONFIGDIR)/dat2.pc $(DOCDIR)/dat.conf.example \
-		   $(HEADERS:include/%=$(INCLUDEDIR)/%)
+# Every program of $(TOOLS), softdapl-seq and softbench, relinked for the
+# installed tree (no RUNPATH): from tools/NAME.c and tools/NAME-*.c
+# (softbench-*.c, datinfo-conf.c) unless INST_OBJS_NAME lists the objects,
+# with INST_LIBS_NAME as extra libraries.
+INST_PROGS	:= $(sort $(TOOLS) $(if $(SEQ_OBJS),$(SEQ)) $(O)/tools/softbench)
+inst_objs	= $(or $(INST_OBJS_$(notdir $(1))),$(1).o \
+		  $(patsubst %.c,$(O)/%.o,$(wildcard tools/$(notdir $(1))-*.c)))
+INST_MANS	:= $(wildcard tools/man/*.[1-8])
+man_dest	= $(MANDIR)/man$(subst .,,$(suffix $(1)))/$(notdir $(1))
+INST_LUA	:= $(wildcard tools/softdapl.lua)
+INST_PROVIDER	= $(LIBDIR)/libdaplsoft.so.$(SOMAJOR)
 
-install: $(LIBS) $(O)/dat2.pc $(TOOLS) $(TOOLS:%=%.o)
-	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(INCLUDEDIR)/dat2 $(DESTDIR)$(INCLUDEDIR)/dat \
-		$(DESTDIR)$(DOCDIR)
-	$(Q)$(INSTALL) -m 755 $(REG_LIB) $(DESTDIR)$(LIBDIR)/
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $(DESTDIR)$(BINDIR)/datinfo $(O)/tools/datinfo.o \
-		-L$(O)/lib -ldat2
-	$(Q)ln -sf libdat2.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdat2.so.$(SOMAJOR)
-	$(Q)ln -sf libdat2.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libdat2.so
-	$(Q)$(if $(PROV_SRCS),$(INSTALL) -m 755 $(PROV_LIB) $(DESTDIR)$(LIBDIR)/ && \
-		ln -sf libdaplsoft.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdaplsoft.so.$(SOMAJOR),true)
-	$(Q)$(INSTALL) -m 644 $(O)/dat2.pc $(DESTDIR)$(PKGCONFIGDIR)/
-	$(Q)$(INSTALL) -m 644 $(wildcard include/dat2/*.h) $(DESTDIR)$(INCLUDEDIR)/dat2/
-	$(Q)$(INSTALL) -m 644 include/dat/udat.h $(DESTDIR)$(INCLUDEDIR)/dat/
-	$(Q)$(INSTALL) -m 644 dat.conf.example $(DESTDIR)$(DOCDIR)/
-	@echo "installed; $(SYSCONFDIR)/dat.conf is left as it is: see $(DOCDIR)/dat.conf.example"
+INST_FILES	= $(INST_PROGS:$(O)/tools/%=$(BINDIR)/%) $(BINDIR)/bench-plot \
+		  $(LIBDIR)/libdat2.so.$(SOVERSION) $(LIBDIR)/libdat2.so.$(SOMAJOR) \
+		  $(LIBDIR)/libdat2.so \
+		  $(if $(PROV_SRCS),$(LIBDIR)/libdaplsoft.so.$(SOVERSION) $(INST_PROVIDER)) \
+		  $(PKGCONFIGDIR)/dat2.pc $(HEADERS:include/%=$(INCLUDEDIR)/%) \
+		  $(foreach m,$(INST_MANS),$(call man_dest,$(m))) \
+		  $(INST_LUA:tools/%=$(WIRESHARK_LUADIR)/%) \
+		  $(DOCDIR)/README $(DOCDIR)/dat.conf.example \
+		  $(DOCDIR)/softdapl.dat.conf $(DOCDIR)/install-manifest
+INST_DIRS	= $(sort $(patsubst %/,%,$(dir $(INST_FILES))) $(SYSCONFDIR))
+
+# The registry reads $(SYSCONFDIR)/dat.conf (sr.c): rebuilt when it changes.
+$(O)/registry/sr.o: $(O)/sysconfdir.stamp
+$(O)/sysconfdir.stamp: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
+
+install: $(LIBS) tools/bench-plot dat2.pc.in \
+		$(foreach p,$(INST_PROGS),$(call inst_objs,$(p)))
+	$(Q)set -e; d='$(DESTDIR)'; m="$$d$(DOCDIR)/install-manifest"; \
+	made=; if [ -f "$$m" ]; then made=$$(grep -v '^#' "$$m" || true); fi; \
+	if [ -n "$$d" ]; then mkdir -p "$$d"; fi; \
+	for dir in $(INST_DIRS); do \
+		p="$$d$$dir"; new=; \
+		while [ ! -d "$$p" ]; do new="$$p $$new"; p=$$(dirname "$$p"); done; \
+		for n in $$new; do mkdir "$$n"; made="$$made $${n#"$$d"}"; done; \
+	done; \
+	$(INSTALL) -m 755 $(REG_LIB) "$$d$(LIBDIR)/"; \
+	ln -sf libdat2.so.$(SOVERSION) "$$d$(LIBDIR)/libdat2.so.$(SOMAJOR)"; \
+	ln -sf libdat2.so.$(SOMAJOR) "$$d$(LIBDIR)/libdat2.so"; \
+	$(if $(PROV_SRCS),$(INSTALL) -m 755 $(PROV_LIB) "$$d$(LIBDIR)/"; \
+	ln -sf libdaplsoft.so.$(SOVERSION) "$$d$(INST_PROVIDER)";) \
+	$(foreach p,$(INST_PROGS),$(CC) $(ALL_LDFLAGS) -Wl,--as-needed \
+		-o "$$d$(BINDIR)/$(notdir $(p))" $(call inst_objs,$(p)) \
+		-L$(O)/lib -ldat2 $(INST_LIBS_$(notdir $(p)));) \
+	$(INSTALL) -m 755 tools/bench-plot "$$d$(BINDIR)/"; \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		dat2.pc.in > "$$d$(PKGCONFIGDIR)/dat2.pc"; \
+	chmod 644 "$$d$(PKGCONFIGDIR)/dat2.pc"; \
+	$(INSTALL) -m 644 $(wildcard include/dat2/*.h) "$$d$(INCLUDEDIR)/dat2/"; \
+	$(INSTALL) -m 644 include/dat/udat.h "$$d$(INCLUDEDIR)/dat/"; \
+	$(foreach f,$(INST_MANS),$(INSTALL) -m 644 $(f) "$$d$(call man_dest,$(f))";) \
+	$(foreach f,$(INST_LUA),$(INSTALL) -m 644 $(f) "$$d$(WIRESHARK_LUADIR)/";) \
+	$(INSTALL) -m 644 README dat.conf.example "$$d$(DOCDIR)/"; \
+	ent="$$d$(DOCDIR)/softdapl.dat.conf"; \
+	{ echo '# softdapl entries for dat.conf (see dat.conf(5) and softdapl(7)),'; \
+	  echo '# written by make install for the provider $(INST_PROVIDER).'; \
+	  echo '# Add them to $(SYSCONFDIR)/dat.conf with:'; \
+	  echo '#   cat $(DOCDIR)/softdapl.dat.conf >> $(SYSCONFDIR)/dat.conf'; \
+	  for e in 'softdapl-lo lo' 'softdapl-any 0.0.0.0' 'softdapl-lo6 ::1'; do \
+		set -- $$e; \
+		printf '%-12s u2.0 nonthreadsafe default %s softdapl.2.0 "%s" ""\n' \
+			"$$1" '$(INST_PROVIDER)' "$$2"; \
+	  done; } > "$$ent"; \
+	chmod 644 "$$ent"; \
+	conf="$$d$(SYSCONFDIR)/dat.conf"; \
+	if [ -e "$$conf" ] || [ -L "$$conf" ]; then \
+		if grep -qsF '$(INST_PROVIDER)' "$$conf"; then \
+			echo "$(SYSCONFDIR)/dat.conf already names $(INST_PROVIDER): left as it is"; \
+		else \
+			echo "$(SYSCONFDIR)/dat.conf exists and is left as it is; add softdapl's entries with:"; \
+			echo "    cat $(DOCDIR)/softdapl.dat.conf >> $(SYSCONFDIR)/dat.conf"; \
+		fi; \
+	else \
+		$(INSTALL) -m 644 "$$ent" "$$conf"; \
+		made="$$made $(SYSCONFDIR)/dat.conf"; \
+		echo "created $(SYSCONFDIR)/dat.conf: softdapl-lo, softdapl-any, softdapl-lo6"; \
+	fi; \
+	{ echo '# make install: what it created besides its files, for make uninstall'; \
+	  for f in $$made; do echo "$$f"; done; } > "$$m"; \
+	chmod 644 "$$m"; \
+	if [ -z "$$d" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi
 
 uninstall:
-	$(Q)rm -f $(addprefix $(DESTDIR),$(INST_FILES))
-	$(Q)-rmdir $(DESTDIR)$(INCLUDEDIR)/dat2 $(DESTDIR)$(INCLUDEDIR)/dat \
-		$(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	$(Q)set -e; d='$(DESTDIR)'; m="$$d$(DOCDIR)/install-manifest"; \
+	made=; if [ -f "$$m" ]; then made=$$(grep -v '^#' "$$m" || true); fi; \
+	conf="$$d$(SYSCONFDIR)/dat.conf"; rev=; \
+	for f in $$made; do \
+		rev="$$f $$rev"; \
+		[ "$$f" = '$(SYSCONFDIR)/dat.conf' ] && [ -f "$$conf" ] || continue; \
+		if cmp -s "$$conf" "$$d$(DOCDIR)/softdapl.dat.conf"; then \
+			rm -f "$$conf"; \
+		else \
+			echo "$(SYSCONFDIR)/dat.conf changed since make install created it: left as it is"; \
+		fi; \
+	done; \
+	rm -f $(addprefix "$$d,$(addsuffix ",$(INST_FILES))); \
+	for f in $$rev; do \
+		if [ -d "$$d$$f" ]; then rmdir "$$d$$f" 2>/dev/null || true; fi; \
+	done; \
+	if [ -z "$$d" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi
+
+# build/softdapl_VERSION_ARCH.deb (DEBDIR= elsewhere), from a make install
+# into a temporary root: tools/mkdeb.
+DEBDIR		?= $(O)
+
+deb: $(LIBS) tools/bench-plot $(foreach p,$(INST_PROGS),$(call inst_objs,$(p)))
+	$(if $(SAN),$(error make deb packages the plain build, not SAN=$(SAN)))
+	$(Q)MAKE='$(MAKE)' tools/mkdeb $(O) $(VERSION) $(DEBDIR)
+
+.PHONY: deb FORCE
 
 clean:
 	$(Q)rm -rf build build-asan build-tsan build-fuzz

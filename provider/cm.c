@@ -388,6 +388,18 @@ static void sock_put_msg(struct sd_sock *sock, const struct sd_cm_msg *m,
 		memcpy(sock->out + SD_CM_MSG_SIZE, pdata, m->pdata_len);
 	sock->out_len = SD_CM_MSG_SIZE + m->pdata_len;
 	sock->out_done = 0;
+	if (sd_trace_enabled())
+		sd_trace_cm("tx", sock->ep ? &sock->ep->obj : NULL,
+			    sock->sp ? &sock->sp->obj : NULL, &sock->trace,
+			    sock->fd, sock->out, NULL);
+}
+
+/* Tracing: the rx line of the handshake message in sock->in. */
+static void trace_cm_rx(struct sd_sock *sock, const char *bad)
+{
+	sd_trace_cm("rx", sock->ep ? &sock->ep->obj : NULL,
+		    sock->sp ? &sock->sp->obj : NULL, &sock->trace, sock->fd,
+		    sock->in, bad);
 }
 
 /*
@@ -409,11 +421,17 @@ static int sock_read_msg(struct sd_sock *sock, uint8_t type, struct sd_cm_msg *m
 				t = sock->in[6] == SD_CM_REJECT ? SD_CM_REJECT :
 								  SD_CM_ACCEPT;
 			sd_cm_unpack(m, sock->in);
-			if (sd_cm_check(m, t) < 0)
+			if (sd_cm_check(m, t) < 0) {
+				if (sd_trace_enabled())
+					trace_cm_rx(sock, "malformed handshake message");
 				return -EPROTO;
+			}
 			want += m->pdata_len;
-			if (sock->in_have == want)
+			if (sock->in_have == want) {
+				if (sd_trace_enabled())
+					trace_cm_rx(sock, NULL);
 				return 1;
+			}
 		}
 		n = recv(sock->fd, sock->in + sock->in_have,
 			 want - sock->in_have, MSG_DONTWAIT);
@@ -579,7 +597,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 		sd_ep_close(ep, m.reason == SD_REJ_CONSUMER ?
 			    DAT_CONNECTION_EVENT_PEER_REJECTED :
 			    DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
-			    "rejected");
+			    "peer rejected");
 		return;
 	}
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_RX);
@@ -594,7 +612,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	sd_wire_reset(ep);
 	sock->phase = SD_SK_DATA;
 	sock_data_start(sock);
-	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "accepted");
+	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_ACTIVE_EST);
 	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, true);
 	sd_ep_check_watermarks(ep, 0);	/* the hard one holds from now on */
@@ -639,7 +657,7 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events)
 	sd_wire_reset(ep);
 	sock->phase = SD_SK_DATA;
 	sock_data_start(sock);
-	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "RTU");
+	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_PASSIVE_EST);
 	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, false);
 	sd_ep_check_watermarks(ep, 0);	/* the hard one holds from now on */
@@ -976,6 +994,12 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 
 	if (sock == NULL)
 		return;
+	/* Tracing: the frame whose handler closes the EP was accepted. */
+	if (ep->rx.trace_due) {
+		ep->rx.trace_due = false;
+		sd_trace_frame("rx", &ep->obj, &sock->trace, sock->fd,
+			       ep->rx.hdr, NULL);
+	}
 	ep->sock = NULL;
 	/* A control frame fits only between frames, and never after ours. */
 	if (ctl != NULL && sock->phase == SD_SK_DATA &&
@@ -988,6 +1012,9 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 			sock->out_done = 0;
 		}
 		sd_hdr_pack(ctl, sock->out + sock->out_len);
+		if (sd_trace_enabled())
+			sd_trace_frame("tx", &ep->obj, &sock->trace, sock->fd,
+				       sock->out + sock->out_len, NULL);
 		sock->out_len += SD_HDR_SIZE;
 		/*
 		 * A DISCONNECT is the DREP answering the peer's when the
@@ -1241,7 +1268,9 @@ void sd_cm_listen_cmd(struct sd_cmd *cmd)
 		return;		/* close_cmd is queued behind us */
 	sock = sock_new(sp->fd, SD_SK_LISTEN);
 	if (sock == NULL) {
-		sd_log("cannot watch listening socket of port %llu",
+		sd_log("%s: cannot watch its listening socket (port %llu): out "
+		       "of memory; no connection request will arrive, free it",
+		       sd_obj_name(&sp->obj).s,
 		       (unsigned long long)sp->conn_qual);
 		return;
 	}

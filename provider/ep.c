@@ -36,8 +36,9 @@
  *   query, get_status, recv_query, set_watermark, post_recv: all
  *   the request posts (post.c): CONNECTED and DISCONNECTED (SEND-4)
  *
- * sd_ep_set_state is the only place that writes ep->state; it logs each
- * transition ("ep 0x.. CONNECTED => DISCONNECTED (peer closed)") and
+ * sd_ep_set_state is the only place that writes ep->state (but at
+ * creation); it logs each transition ("ep2 CONNECTED => DISCONNECTED
+ * (peer closed)"), traces it (a `state` line, provider/TRACE.md) and
  * flushes every outstanding DTO when the EP becomes DISCONNECTED.
  */
 #include <errno.h>
@@ -133,8 +134,10 @@ void sd_ep_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why)
 
 	if (from == to)
 		return;
-	sd_dbg("ep %p %s => %s (%s)", (void *)ep, sd_ep_state_name(from),
-	       sd_ep_state_name(to), why);
+	sd_dbg("%s %s => %s (%s)", sd_obj_name(&ep->obj).s,
+	       sd_ep_state_name(from), sd_ep_state_name(to), why);
+	sd_trace("state", sd_obj_name(&ep->obj).s, sd_ep_state_name(from),
+		 "to=%s why=\"%s\"", sd_ep_state_name(to), why);
 	ep->state = to;
 	if (to == DAT_EP_STATE_DISCONNECTED)
 		sd_ep_flush(ep);
@@ -899,7 +902,8 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 	if (pdata_size > 0)
 		memcpy(ep->pdata, pdata, (size_t)pdata_size);
 	ep->peer_pdata_len = 0;
-	sd_ep_set_state(ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING, "connect");
+	sd_ep_set_state(ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING,
+			"dat_ep_connect");
 	ep->cm_op = SD_CMOP_CONNECT;
 	sd_cnt_inc(ep->cnt, DCNT_EP_CONNECT);
 	sd_ep_get(ep);		/* the command's */
@@ -1119,7 +1123,7 @@ DAT_RETURN DAT_API sd_ep_reset(DAT_EP_HANDLE h)
 		ep->local_port = ep->remote_port = 0;
 		ep->active = false;
 		memset(&ep->remote, 0, sizeof(ep->remote));
-		sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "reset");
+		sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "dat_ep_reset");
 	} else if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		/* UNCONNECTED: a no-op, posted receives stay (dat_ep_reset). */
 		ret = sd_ep_bad_state(ep);

@@ -78,6 +78,12 @@ struct sd_sock {
 	 */
 	uint32_t	out_len, out_done;
 	uint32_t	in_have;
+	/*
+	 * The connection's trace name and frame numbers (trace.h), counted
+	 * from its first handshake message; only written when tracing.
+	 * Attached: ep->lock; else engine.
+	 */
+	struct sd_trace_conn trace;
 	uint8_t		out[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
 	uint8_t		in[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
 };
@@ -169,6 +175,8 @@ struct sd_tx {
 	struct sd_txf	f[SD_TX_BATCH];	/* ring of frames chosen */
 	uint32_t	fhead, fcount;
 	uint32_t	hdr_done;	/* f[fhead]: header bytes written */
+	uint32_t	traced;		/* f[fhead..fhead + traced): tx lines written
+					 * (trace.h; 0 when not tracing) */
 	uint64_t	done;		/* f[fhead]: payload bytes written */
 	uint32_t	unwritten;	/* requests in the ring */
 	uint32_t	resp_picked;	/* responses in the ring */
@@ -210,6 +218,8 @@ struct sd_rx {
 	uint8_t		state;		/* enum sd_rx_state */
 	uint8_t		hdr[SD_HDR_SIZE];
 	uint32_t	hdr_have;
+	bool		trace_due;	/* tracing: h's rx line is not written yet
+					 * (rx.c, rx_header) */
 	struct sd_hdr	h;		/* the header being handled */
 	const struct sd_sge *sge;	/* where the payload goes */
 	uint32_t	nsge;

@@ -87,6 +87,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -202,8 +203,60 @@ static void evd_wake(struct sd_evd *evd)
 	pthread_cond_signal(&evd->cond);
 	if (evd->polling && write(evd->efd, &one, sizeof(one)) < 0 &&
 	    errno != EAGAIN)
-		sd_log("evd %p: cannot wake its waiter: %s", (void *)evd,
+		sd_log("%s: cannot wake its waiter: %s", sd_obj_name(&evd->obj).s,
 		       strerror(errno));
+}
+
+/*
+ * Tracing: the `event` line of @ev, queued to @evd (@r 0) or not (full:
+ * dropped=overflow), written under evd->lock, before a consumer can
+ * take the event. DTO completions have their `dto` lines (post.c).
+ */
+static void trace_event(struct sd_evd *evd, const DAT_EVENT *ev, int r)
+{
+	const DAT_EVENT_DATA *d = &ev->event_data;
+	char keys[128];
+
+	switch ((int)ev->event_number) {
+	case DAT_DTO_COMPLETION_EVENT:
+	case DAT_RMR_BIND_COMPLETION_EVENT:
+	case DAT_IB_DTO_EVENT:
+		return;
+	case DAT_CONNECTION_REQUEST_EVENT:
+		snprintf(keys, sizeof(keys), "cr=%s sp=%s port=%llu",
+			 sd_handle_name(d->cr_arrival_event_data.cr_handle).s,
+			 sd_handle_name(d->cr_arrival_event_data.sp_handle.psp_handle).s,
+			 (unsigned long long)d->cr_arrival_event_data.conn_qual);
+		break;
+	case DAT_CONNECTION_EVENT_ESTABLISHED:
+	case DAT_CONNECTION_EVENT_PEER_REJECTED:
+	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
+	case DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR:
+	case DAT_CONNECTION_EVENT_DISCONNECTED:
+	case DAT_CONNECTION_EVENT_BROKEN:
+	case DAT_CONNECTION_EVENT_TIMED_OUT:
+	case DAT_CONNECTION_EVENT_UNREACHABLE:
+		snprintf(keys, sizeof(keys), "ep=%s pdata=%d",
+			 sd_handle_name(d->connect_event_data.ep_handle).s,
+			 (int)d->connect_event_data.private_data_size);
+		break;
+	case DAT_SOFTWARE_EVENT:
+		snprintf(keys, sizeof(keys), "pointer=%p",
+			 d->software_event_data.pointer);
+		break;
+	default:
+		if (ev->event_number >= DAT_ASYNC_ERROR_EVD_OVERFLOW &&
+		    ev->event_number <= DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR)
+			snprintf(keys, sizeof(keys), "handle=%s",
+				 sd_handle_name(d->asynch_error_event_data.dat_handle).s);
+		else
+			keys[0] = '\0';
+		break;
+	}
+	sd_trace("event", sd_obj_name(&evd->obj).s,
+		 sd_trace_event_name(ev->event_number), "%s%s%s", keys,
+		 r == 0 ? "" : keys[0] != '\0' ? " " : "",
+		 r == 0 ? "" : "dropped=overflow");
 }
 
 /*
@@ -224,10 +277,14 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 
 	pthread_mutex_lock(&evd->lock);
 	if (evd->overflowed) {
+		if (sd_trace_enabled())
+			trace_event(evd, ev, -ENOSPC);
 		pthread_mutex_unlock(&evd->lock);
 		return -ENOSPC;
 	}
 	if (evd->count == evd->qlen) {
+		if (sd_trace_enabled())
+			trace_event(evd, ev, -ENOSPC);
 		report = mode == PUSH_REPORT;
 		if (report) {
 			/* Out of service for good; the waiter returns. */
@@ -255,6 +312,8 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 	*slot = *ev;
 	slot->evd_handle = (DAT_EVD_HANDLE)evd;
 	evd->count++;
+	if (sd_trace_enabled())
+		trace_event(evd, ev, 0);
 	if (evd->waiters != 0) {
 		/*
 		 * CNO-2: a waiter preempts the CNO. It sleeps until the ring

@@ -96,7 +96,9 @@ struct sd_ud_ep {
 	struct sd_obj		obj;		/* provider: &sd_ud_provider */
 	pthread_mutex_t		lock;
 	DAT_EP_STATE		state;		/* lock; UNCONNECTED, CONNECTED,
-						 * DISCONNECTED */
+						 * DISCONNECTED; written by
+						 * sd_ud_set_state only (but at
+						 * creation) */
 	bool			freed;		/* lock: dat_ep_free was called */
 	struct sd_pz		*pz;		/* lock (NULL once freed) */
 	struct sd_evd		*recv_evd;	/* lock; NULL once freed */
@@ -201,6 +203,12 @@ DAT_RETURN sd_ud_cm_free(DAT_EP_HANDLE ep, void *cm);
  * NULL when out of memory.
  */
 struct sd_ud_ah *sd_ud_ah_new(struct sd_ud_ep *ep, const struct sd_ud_dest *dest);
+
+/*
+ * Moves @ep to state @to because of @why: logs it (SOFTDAPL_DEBUG) and
+ * traces it (`state` line). ep->lock held.
+ */
+void sd_ud_set_state(struct sd_ud_ep *ep, DAT_EP_STATE to, const char *why);
 
 /*
  * Posts a UD connection event @num of extension type @type for @ep on its

@@ -260,8 +260,8 @@ void sd_fault_cut(struct sd_ep *ep)
 	struct sd_sock *sock = ep->sock;
 	const uint32_t half = SD_HDR_SIZE / 2;
 
-	sd_log("fault: ep %p connection %u: cut after %u frames (%s)",
-	       (void *)ep, f->conn, f->frames, f->cut);
+	sd_log("fault: %s connection %u: cut after %u frames (%s)",
+	       sd_obj_name(&ep->obj).s, f->conn, f->frames, f->cut);
 	f->cut = NULL;
 	if (sock == NULL)
 		return;

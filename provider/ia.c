@@ -380,7 +380,9 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		goto out_ia;
 	}
 	if (rc != 0) {
-		sd_dbg("IA %s: %s", ia->name, err);
+		/* Said always: the consumer only sees DAT_INVALID_ADDRESS. */
+		sd_log("IA %s: %s; fix the ia_params field of its dat.conf line "
+		       "(softdapl(7) lists the forms)", ia->name, err);
 		ret = SD_ERR(DAT_INVALID_ADDRESS, rc == -EINVAL ?
 			     DAT_INVALID_ADDRESS_MALFORMED :
 			     DAT_INVALID_ADDRESS_UNREACHABLE);
@@ -389,7 +391,9 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 
 	rc = sd_engine_get();
 	if (rc != 0) {
-		sd_log("IA %s: cannot start the engine: %s", ia->name, strerror(-rc));
+		sd_log("IA %s: cannot start the engine thread: %s; dat_ia_open "
+		       "returns DAT_INSUFFICIENT_RESOURCES", ia->name,
+		       strerror(-rc));
 		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
 		goto out_ia;
 	}

@@ -34,23 +34,44 @@ __attribute__((constructor)) static void sd_debug_init(void)
 
 /*
  * One line on stderr, written with a single call so that lines of
- * different threads do not interleave.
+ * different threads do not interleave; with @trace, also an `error` line
+ * of the trace when tracing.
  */
-void sd_log(const char *fmt, ...)
+__attribute__((format(printf, 2, 0)))
+static void vlog(bool trace, const char *fmt, va_list ap)
 {
+	static const char prefix[] = "softdapl: ";
 	char buf[512];
-	va_list ap;
 	int n;
 
-	n = snprintf(buf, sizeof(buf), "softdapl: ");
-	va_start(ap, fmt);
+	n = snprintf(buf, sizeof(buf), "%s", prefix);
 	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
-	va_end(ap);
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
+	buf[n] = '\0';
+	if (trace && sd_trace_enabled())
+		sd_trace_error(buf + sizeof(prefix) - 1);
 	buf[n++] = '\n';
 	buf[n] = '\0';
 	fputs(buf, stderr);
+}
+
+void sd_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(true, fmt, ap);
+	va_end(ap);
+}
+
+void sd_log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(false, fmt, ap);
+	va_end(ap);
 }
 
 void sd_obj_init(struct sd_obj *obj, struct sd_ia *ia, uint32_t magic,
@@ -61,6 +82,7 @@ void sd_obj_init(struct sd_obj *obj, struct sd_ia *ia, uint32_t magic,
 	obj->type = type;
 	obj->ia = ia;
 	obj->context.as_64 = 0;
+	obj->num = sd_obj_number(type);
 	sd_list_init(&obj->node);
 }
 

@@ -121,6 +121,45 @@ static void post_event(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
 }
 
 /*
+ * The `dto` line of a completion (trace.h): every DTO that was posted
+ * successfully has exactly one, whether its event is queued to @evd, or
+ * suppressed or dropped (evd=none, and dropped=freed for an EP freed
+ * first).
+ */
+static void trace_dto(struct sd_ep *ep, const struct sd_wqe *w, bool recv,
+		      struct sd_evd *evd, DAT_DTO_COMPLETION_STATUS status,
+		      uint64_t len)
+{
+	static const char *const ops[] = {
+		[SD_WR_SEND] = "SEND",		[SD_WR_RECV] = "RECEIVE",
+		[SD_WR_RDMA_WRITE] = "RDMA_WRITE", [SD_WR_RDMA_READ] = "RDMA_READ",
+		[SD_WR_BIND] = "BIND",		[SD_WR_WRITE_IMM] = "RDMA_WRITE_IMMED",
+		[SD_WR_FETCH_ADD] = "FETCH_ADD", [SD_WR_CMP_SWAP] = "CMP_SWAP",
+	};
+	const char *op = recv ? "RECEIVE" : w->op < SD_ARRAY_SIZE(ops) ?
+			 ops[w->op] : "?";
+
+	if (status != DAT_DTO_SUCCESS)
+		len = 0;
+	if (recv && ep->srq != NULL)
+		sd_trace("dto", sd_obj_name(&ep->srq->obj).s, op,
+			 "evd=%s cookie=0x%llx status=%s len=%llu ep=%s%s",
+			 evd != NULL ? sd_obj_name(&evd->obj).s : "none",
+			 (unsigned long long)w->cookie.as_64,
+			 sd_trace_dto_status_name(status),
+			 (unsigned long long)len, sd_obj_name(&ep->obj).s,
+			 ep->freed ? " dropped=freed" : "");
+	else
+		sd_trace("dto", sd_obj_name(&ep->obj).s, op,
+			 "evd=%s cookie=0x%llx status=%s len=%llu%s",
+			 evd != NULL ? sd_obj_name(&evd->obj).s : "none",
+			 (unsigned long long)w->cookie.as_64,
+			 sd_trace_dto_status_name(status),
+			 (unsigned long long)len,
+			 ep->freed ? " dropped=freed" : "");
+}
+
+/*
  * Callers free the slot first (pop, release) and complete a copy: the
  * consumer woken by the event may post again into a queue that was full.
  */
@@ -133,12 +172,20 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 	DAT_EVENT ev;
 	bool notify;
 
-	if (evd == NULL || ep->freed)
+	if (evd == NULL || ep->freed) {
+		if (sd_trace_enabled())
+			trace_dto(ep, w, recv, NULL, status, len);
 		return;
-	if (status == DAT_DTO_SUCCESS && (w->flags & DAT_COMPLETION_SUPPRESS_FLAG))
+	}
+	if (status == DAT_DTO_SUCCESS && (w->flags & DAT_COMPLETION_SUPPRESS_FLAG)) {
+		if (sd_trace_enabled())
+			trace_dto(ep, w, recv, NULL, status, len);
 		return;		/* SEND-2: only errors of suppressed DTOs */
+	}
 	if (status != DAT_DTO_SUCCESS)
 		len = 0;
+	if (sd_trace_enabled())
+		trace_dto(ep, w, recv, evd, status, len);
 	notify = dto_notifies(ep, w, recv, status);
 	sd_cnt_inc(evd->cnt, DCNT_EVD_DTO_CALLBACK);
 	if (!recv && w->op == SD_WR_BIND) {
@@ -309,6 +356,7 @@ static void flush_now(struct sd_ep *ep, const struct sd_wqe *tmpl)
  * in it (the subtype that names it in an error).
  */
 struct req {
+	const char		*api;		/* the call's trace name */
 	uint8_t			op;		/* enum sd_wr_op */
 	DAT_COUNT		n;
 	const DAT_LMR_TRIPLET	*iov;
@@ -361,7 +409,62 @@ static void count_post(struct sd_ep *ep, uint8_t op, uint64_t bytes)
 	}
 }
 
+/*
+ * The request's `api` line (trace.h): written by post_request where the
+ * post is known to succeed, before its frame can go out, or when it
+ * failed. @total and @nsge are the local segments' (success only).
+ */
+static void trace_post(DAT_EP_HANDLE h, const struct req *q, DAT_RETURN ret,
+		       uint64_t total, unsigned nsge)
+{
+	if (ret != DAT_SUCCESS) {
+		sd_trace("api", sd_handle_name(h).s, q->api,
+			 "ret=%s cookie=0x%llx flags=%s",
+			 sd_trace_ret_name(ret),
+			 (unsigned long long)q->cookie.as_64,
+			 sd_trace_flags(q->flags).s);
+	} else if (q->remote == NULL) {
+		sd_trace("api", sd_handle_name(h).s, q->api,
+			 "ret=%s cookie=0x%llx len=%llu segs=%u flags=%s",
+			 sd_trace_ret_name(ret),
+			 (unsigned long long)q->cookie.as_64,
+			 (unsigned long long)total, nsge,
+			 sd_trace_flags(q->flags).s);
+	} else {
+		sd_trace("api", sd_handle_name(h).s, q->api,
+			 "ret=%s cookie=0x%llx len=%llu segs=%u flags=%s rkey=0x%x raddr=0x%llx rlen=%llu",
+			 sd_trace_ret_name(ret),
+			 (unsigned long long)q->cookie.as_64,
+			 (unsigned long long)total, nsge,
+			 sd_trace_flags(q->flags).s,
+			 (unsigned)q->remote->rmr_context,
+			 (unsigned long long)q->remote->virtual_address,
+			 (unsigned long long)q->remote->segment_length);
+	}
+}
+
+/* A post refused before post_request: traced, and @ret returned. */
+static DAT_RETURN post_refused(DAT_EP_HANDLE h, const struct req *q,
+			       DAT_RETURN ret)
+{
+	if (sd_trace_enabled())
+		trace_post(h, q, ret, 0, 0);
+	return ret;
+}
+
+static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q);
+
 static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
+{
+	DAT_RETURN ret = post_checked(h, q);
+
+	/* A post that succeeds traced its line itself. */
+	if (ret != DAT_SUCCESS && sd_trace_enabled())
+		trace_post(h, q, ret, 0, 0);
+	return ret;
+}
+
+static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 {
 	struct sd_ep *ep = sd_ep_from_handle(h);
 	struct sd_sge sge[SD_MAX_IOV];
@@ -460,6 +563,8 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		count_post(ep, q->op, total);
+		if (sd_trace_enabled())
+			trace_post(h, q, DAT_SUCCESS, total, nsge);
 		flush_now(ep, &tmpl);		/* SEND-5, WRITE-4 */
 		goto out;
 	}
@@ -486,6 +591,8 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 	w->len = total;
 	memcpy(w->sge, sge, nsge * sizeof(*sge));
 	count_post(ep, q->op, total);
+	if (sd_trace_enabled())
+		trace_post(h, q, DAT_SUCCESS, total, nsge);
 	sd_wq_push(&ep->sq);
 	sd_tx_post(ep);
 out:
@@ -498,6 +605,7 @@ DAT_RETURN DAT_API sd_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
 				   DAT_COMPLETION_FLAGS flags)
 {
 	struct req q = {
+		.api = "ep_post_send",
 		.op = SD_WR_SEND, .n = n, .iov = iov, .cookie = cookie,
 		.flags = flags, .arg_n = DAT_INVALID_ARG2,
 		.arg_iov = DAT_INVALID_ARG3, .arg_flags = DAT_INVALID_ARG5,
@@ -513,6 +621,7 @@ DAT_RETURN DAT_API sd_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT n,
 					 DAT_COMPLETION_FLAGS flags)
 {
 	struct req q = {
+		.api = "ep_post_rdma_write",
 		.op = SD_WR_RDMA_WRITE, .n = n, .iov = iov, .cookie = cookie,
 		.remote = remote, .flags = flags, .arg_n = DAT_INVALID_ARG2,
 		.arg_iov = DAT_INVALID_ARG3, .arg_remote = DAT_INVALID_ARG5,
@@ -529,6 +638,7 @@ DAT_RETURN DAT_API sd_ep_post_rdma_read(DAT_EP_HANDLE ep, DAT_COUNT n,
 					DAT_COMPLETION_FLAGS flags)
 {
 	struct req q = {
+		.api = "ep_post_rdma_read",
 		.op = SD_WR_RDMA_READ, .n = n, .iov = iov, .cookie = cookie,
 		.remote = remote, .flags = flags, .arg_n = DAT_INVALID_ARG2,
 		.arg_iov = DAT_INVALID_ARG3, .arg_remote = DAT_INVALID_ARG5,
@@ -556,6 +666,7 @@ DAT_RETURN DAT_API sd_ep_post_send_with_invalidate(DAT_EP_HANDLE ep, DAT_COUNT n
 						   DAT_RMR_CONTEXT rmr_context)
 {
 	struct req q = {
+		.api = "ep_post_send_with_invalidate",
 		.op = SD_WR_SEND, .n = n, .iov = iov, .cookie = cookie,
 		.flags = flags, .arg_n = DAT_INVALID_ARG2,
 		.arg_iov = DAT_INVALID_ARG3, .arg_flags = DAT_INVALID_ARG5,
@@ -563,9 +674,11 @@ DAT_RETURN DAT_API sd_ep_post_send_with_invalidate(DAT_EP_HANDLE ep, DAT_COUNT n
 	};
 
 	if (sd_ep_from_handle(ep) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return post_refused(ep, &q,
+				    SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
 	if (invalidate != DAT_TRUE && invalidate != DAT_FALSE)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+		return post_refused(ep, &q,
+				    SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6));
 	return post_request(ep, &q);
 }
 
@@ -586,6 +699,7 @@ DAT_RETURN DAT_API sd_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE ep,
 					       DAT_COMPLETION_FLAGS flags)
 {
 	struct req q = {
+		.api = "ep_post_rdma_read_to_rmr",
 		.op = SD_WR_RDMA_READ, .cookie = cookie, .remote = remote,
 		.flags = flags, .rmr_local = local,
 		.arg_remote = DAT_INVALID_ARG4, .arg_flags = DAT_INVALID_ARG5,
@@ -593,9 +707,11 @@ DAT_RETURN DAT_API sd_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE ep,
 	struct sd_ep *e = sd_ep_from_handle(ep);
 
 	if (e == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return post_refused(ep, &q,
+				    SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
 	if (local == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return post_refused(ep, &q,
+				    SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 	return post_request(ep, &q);
 }
 
@@ -605,6 +721,7 @@ DAT_RETURN sd_post_write_imm(DAT_EP_HANDLE ep, DAT_COUNT n,
 			     DAT_COMPLETION_FLAGS flags)
 {
 	struct req q = {
+		.api = "ib_post_rdma_write_immed",
 		.op = SD_WR_WRITE_IMM, .n = n, .iov = iov, .cookie = cookie,
 		.remote = remote, .flags = flags, .imm = imm,
 		.arg_n = DAT_INVALID_ARG2, .arg_iov = DAT_INVALID_ARG3,
@@ -622,6 +739,7 @@ DAT_RETURN sd_post_atomic(DAT_EP_HANDLE ep, enum sd_atomic_op op,
 {
 	bool cas = op == SD_ATOMIC_CMP_SWAP;
 	struct req q = {
+		.api = cas ? "ib_post_cmp_and_swap" : "ib_post_fetch_and_add",
 		.op = cas ? SD_WR_CMP_SWAP : SD_WR_FETCH_ADD, .n = 1,
 		.iov = local, .cookie = cookie, .remote = remote,
 		.flags = flags,
@@ -635,11 +753,14 @@ DAT_RETURN sd_post_atomic(DAT_EP_HANDLE ep, enum sd_atomic_op op,
 	};
 
 	if (sd_ep_from_handle(ep) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return post_refused(ep, &q,
+				    SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
 	if (op != SD_ATOMIC_FETCH_ADD && op != SD_ATOMIC_CMP_SWAP)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return post_refused(ep, &q,
+				    SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 	if (local == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, q.arg_iov);
+		return post_refused(ep, &q,
+				    SD_ERR(DAT_INVALID_PARAMETER, q.arg_iov));
 	sd_put64(q.atomic, cmp_add);
 	sd_put64(q.atomic + 8, cas ? swap : 0);
 	return post_request(ep, &q);

@@ -169,7 +169,7 @@ SD_EXPORT void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 	p->inits = 1;
 	if (info->dapl_version_major != 2 || info->dapl_version_minor != 0 ||
 	    info->is_thread_safe != DAT_FALSE)
-		sd_log("IA %s is registered as u%u.%u %s, but softdapl implements u2.0 nonthreadsafe: OFED's dat_ia_close will refuse it",
+		sd_log("IA %s is registered as u%u.%u %s, but softdapl implements u2.0 nonthreadsafe: OFED's dat_ia_close will refuse it; write u2.0 nonthreadsafe in its dat.conf line",
 		       p->info.ia_name, info->dapl_version_major,
 		       info->dapl_version_minor,
 		       info->is_thread_safe ? "threadsafe" : "nonthreadsafe");
@@ -177,8 +177,9 @@ SD_EXPORT void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 	/* As in fini, the registry is called under prov_lock. */
 	ret = dat_registry_add_provider(&p->table, &p->info);
 	if (ret != DAT_SUCCESS) {
-		sd_log("IA %s: dat_registry_add_provider failed: 0x%08x",
-		       p->info.ia_name, (unsigned)ret);
+		sd_log("IA %s: dat_registry_add_provider failed: %s; the IA "
+		       "cannot be opened", p->info.ia_name,
+		       sd_trace_ret_name(ret));
 		prov_free(p);
 	} else {
 		sd_list_add_tail(&provs, &p->node);

@@ -48,6 +48,19 @@
 /* Result of a handler: go on reading, or stop (the EP was closed). */
 enum { RX_GO = 0, RX_STOP = 1 };
 
+/*
+ * Tracing: the rx line of the frame being checked, unless written
+ * already: refused, with @why (bad=), or accepted (@why NULL).
+ */
+static void trace_refused(struct sd_ep *ep, const char *why)
+{
+	if (ep->rx.trace_due && ep->sock != NULL) {
+		ep->rx.trace_due = false;
+		sd_trace_frame("rx", &ep->obj, &ep->sock->trace, ep->sock->fd,
+			       ep->rx.hdr, why);
+	}
+}
+
 /* Sends TERMINATE(@code, @tag) and breaks the connection. */
 static int terminate(struct sd_ep *ep, uint32_t code, uint32_t tag, const char *why)
 {
@@ -58,7 +71,8 @@ static int terminate(struct sd_ep *ep, uint32_t code, uint32_t tag, const char *
 	t.ack = ep->rx.executed;
 	t.tag = tag;
 	t.code = code;
-	sd_dbg("ep %p: terminate (%s)", (void *)ep, why);
+	sd_dbg("%s: terminate (%s)", sd_obj_name(&ep->obj).s, why);
+	trace_refused(ep, why);
 	sd_ep_close(ep, DAT_CONNECTION_EVENT_BROKEN, &t, why);
 	return RX_STOP;
 }
@@ -118,6 +132,7 @@ static int take_receive(struct sd_ep *ep)
 		/* RECV-5, SRQ-9: the receive fails, so does the connection. */
 		struct sd_wqe c = *w;
 
+		trace_refused(ep, "message longer than the receive");
 		if (ep->rx.from_srq)
 			sd_srq_release(ep->srq, w, false);
 		else
@@ -188,6 +203,24 @@ static int receive_done(struct sd_ep *ep)
 	return RX_GO;
 }
 
+/* Why sd_mem_resolve_remote refused (@r) a WRITE (@write) or a READ. */
+static const char *access_why(int r, bool write)
+{
+	switch (r) {
+	case -ENOENT:
+		return "rkey unknown";
+	case -EACCES:
+		return write ? "no remote write privilege" :
+			       "no remote read privilege";
+	case -EPERM:
+		return "another protection zone";
+	case -ERANGE:
+		return "out of bounds";
+	default:
+		return write ? "WRITE refused" : "READ refused";
+	}
+}
+
 /* ---- WRITE, WRITE_IMM ---------------------------------------------- */
 
 /*
@@ -207,7 +240,7 @@ static int rx_write(struct sd_ep *ep)
 	if (r < 0) {
 		ep->rx.lmr = NULL;
 		return terminate(ep, SD_TERM_REMOTE_ACCESS, ep->rx.executed,
-				 "WRITE refused");
+				 access_why(r, true));
 	}
 	if (is_write_imm(h->op))
 		return take_receive(ep);
@@ -256,16 +289,18 @@ static int rx_read_req(struct sd_ep *ep)
 	struct sd_rresp *resp = resp_slot(ep);
 	struct sd_lmr *lmr = NULL;
 	struct sd_sge sge = { NULL, 0 };
+	int r;
 
 	if (h->len > SD_MAX_RDMA_SIZE)
 		return protocol_error(ep, "READ above max_rdma_size");
 	if (resp == NULL)
 		return protocol_error(ep, "too many READs outstanding");
-	if (sd_mem_resolve_remote(ep->obj.ia, ep->pz, ep->tx.ep_id, h->rkey,
+	r = sd_mem_resolve_remote(ep->obj.ia, ep->pz, ep->tx.ep_id, h->rkey,
 				  h->addr, h->len, DAT_MEM_PRIV_REMOTE_READ_FLAG,
-				  &sge, &lmr) < 0)
+				  &sge, &lmr);
+	if (r < 0)
 		return terminate(ep, SD_TERM_REMOTE_ACCESS, ep->rx.executed,
-				 "READ refused");
+				 access_why(r, false));
 	resp->tag = h->tag;
 	resp->op = SD_OP_READ_RESP;
 	resp->sge = sge;
@@ -477,9 +512,15 @@ static int rx_header(struct sd_ep *ep)
 {
 	struct sd_hdr *h = &ep->rx.h;
 	uint32_t acked;
+	int r;
 
 	sd_hdr_unpack(h, ep->rx.hdr);
 	ep->rx.hdr_have = 0;
+	/*
+	 * Tracing: the frame's rx line comes once it is checked, by its
+	 * handler too: with bad= from terminate() if it is refused.
+	 */
+	ep->rx.trace_due = sd_trace_enabled();
 	if (h->op == 0 || h->op > SD_OP_MAX || h->flags != 0 ||
 	    ep->rx.hdr[2] != 0 || ep->rx.hdr[3] != 0)
 		return protocol_error(ep, "bad opcode or flags");
@@ -490,10 +531,17 @@ static int rx_header(struct sd_ep *ep)
 	if (acked > ep->tx.seq - ep->tx.peer_ack)
 		return protocol_error(ep, "ack beyond what was sent");
 	if (acked > 0) {
+		/*
+		 * Tracing: the frame before the completions its ack makes
+		 * (should its handler refuse it, state says why).
+		 */
+		trace_refused(ep, NULL);
 		ep->tx.peer_ack = h->ack;
 		sd_tx_complete_acked(ep);
 	}
-	return handlers[h->op].start(ep);
+	r = handlers[h->op].start(ep);
+	trace_refused(ep, NULL);
+	return r;
 }
 
 /* ---- staging ------------------------------------------------------ */

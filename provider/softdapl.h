@@ -75,6 +75,8 @@
 #include <dat2/dat_registry.h>
 #include <dat2/dat_ib_extensions.h>
 
+#include "trace.h"
+
 #define SD_EXPORT __attribute__((visibility("default")))
 
 /* The failing DAT_RETURN for a type and subtype (DAT 2.0, 6.1). */
@@ -165,6 +167,10 @@ struct sd_obj {
 	DAT_HANDLE_TYPE	type;		/* const */
 	struct sd_ia	*ia;		/* const; the owning IA (itself for an IA) */
 	DAT_CONTEXT	context;	/* dat_set/get_consumer_context; atomic */
+	uint32_t	num;		/* const; its number among the objects of
+					 * its type in this process, from 1: its
+					 * name in traces and messages ("ep3",
+					 * sd_obj_name) */
 	struct sd_list	node;		/* ia->lock: in the IA's list of its kind
 					 * (an IA: in the list of open IAs,
 					 * under the IA list lock) */
@@ -980,7 +986,12 @@ static inline void sd_cnt_inc(uint64_t *cnt, unsigned i)
  * stderr, prefixed "softdapl: ". Off by default and cheap when off.
  */
 extern int sd_debug_level;
+/*
+ * sd_log: a message on stderr, and an `error` line of the trace when
+ * tracing (trace.h); sd_dbg: a debug message, on stderr only.
+ */
 void sd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define sd_dbg(...) do { if (sd_debug_level) sd_log(__VA_ARGS__); } while (0)
+void sd_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define sd_dbg(...) do { if (sd_debug_level) sd_log_debug(__VA_ARGS__); } while (0)
 
 #endif

@@ -308,6 +308,8 @@ static void frame_done(struct sd_ep *ep, struct sd_sock *sock)
 	}
 	if (sd_fault_active() && f->kind != SD_TX_RAW)
 		sd_fault_frame(ep, f->hdr[0]);
+	if (tx->traced > 0)
+		tx->traced--;
 	f->kind = SD_TX_NONE;
 	tx->fhead = (tx->fhead + 1) % SD_TX_BATCH;
 	tx->fcount--;
@@ -410,6 +412,7 @@ void sd_tx_drop_frames(struct sd_ep *ep)
 	struct sd_tx *tx = &ep->tx;
 
 	tx->fhead = tx->fcount = 0;
+	tx->traced = 0;
 	tx->hdr_done = 0;
 	tx->done = 0;
 	tx->unwritten = 0;
@@ -429,6 +432,23 @@ void sd_tx_post(struct sd_ep *ep)
 		return;
 	}
 	sd_tx_progress(ep);
+}
+
+/*
+ * Tracing: the tx lines of the ring's frames not traced yet, as they are
+ * handed to the socket (the RTU in sock->out is cm.c's). ep->lock.
+ */
+static void trace_ring(struct sd_ep *ep, struct sd_sock *sock)
+{
+	struct sd_tx *tx = &ep->tx;
+
+	for (; tx->traced < tx->fcount; tx->traced++) {
+		struct sd_txf *f = &tx->f[(tx->fhead + tx->traced) % SD_TX_BATCH];
+
+		if (f->kind != SD_TX_RAW)
+			sd_trace_frame("tx", &ep->obj, &sock->trace, sock->fd,
+				       f->hdr, NULL);
+	}
 }
 
 /* Arms POLLOUT for @ep: directly on the engine, else through io_cmd. */
@@ -458,6 +478,8 @@ void sd_tx_progress(struct sd_ep *ep)
 			return;
 		if (sd_fault_active() && sd_fault_hold(ep))
 			return;		/* delay_us: written later */
+		if (sd_trace_enabled())
+			trace_ring(ep, sock);
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = iov;
 		msg.msg_iovlen = (size_t)ring_iov(ep, sock, iov);

@@ -144,6 +144,45 @@ static void ud_evd_post(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
 }
 
 /*
+ * Tracing: the `dto` line of a UD completion (trace.h), queued to @evd
+ * or not (NULL: suppressed, or dropped=freed); a receive names the
+ * datagram's sender (from=).
+ */
+static void ud_trace_dto(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
+			 struct sd_evd *evd, DAT_DTO_COMPLETION_STATUS st,
+			 uint64_t len, const struct sockaddr_storage *src,
+			 socklen_t srclen)
+{
+	char from[160] = "";
+
+	if (src != NULL) {
+		char pair[128];
+
+		sd_trace_addr_pair(ep->fd, src, srclen, true, pair,
+				   sizeof(pair));
+		snprintf(from, sizeof(from), " conn=%s", pair);
+	}
+	sd_trace("dto", sd_obj_name(&ep->obj).s, recv ? "RECV_UD" : "SEND_UD",
+		 "evd=%s cookie=0x%llx status=%s len=%llu%s%s",
+		 evd != NULL ? sd_obj_name(&evd->obj).s : "none",
+		 (unsigned long long)w->cookie.as_64,
+		 sd_trace_dto_status_name(st),
+		 (unsigned long long)(st == DAT_DTO_SUCCESS ? len : 0), from,
+		 ep->freed ? " dropped=freed" : "");
+}
+
+void sd_ud_set_state(struct sd_ud_ep *ep, DAT_EP_STATE to, const char *why)
+{
+	if (ep->state == to)
+		return;
+	sd_dbg("ud %s %s => %s (%s)", sd_obj_name(&ep->obj).s,
+	       sd_ep_state_name(ep->state), sd_ep_state_name(to), why);
+	sd_trace("state", sd_obj_name(&ep->obj).s, sd_ep_state_name(ep->state),
+		 "to=%s why=\"%s\"", sd_ep_state_name(to), why);
+	ep->state = to;
+}
+
+/*
  * A DTO completion of @ep: @recv on the receive EVD, else the request
  * EVD; @src (receives only, may be NULL) names the sender. Nothing once
  * the EP is freed (the handle is gone) or for a successful suppressed
@@ -160,8 +199,15 @@ static void ud_dto_event(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 	DAT_EVENT ev;
 	bool notify = true;
 
-	if (evd == NULL || ep->freed)
+	if (evd == NULL || ep->freed) {
+		if (sd_trace_enabled())
+			ud_trace_dto(ep, recv, w, NULL, st, len, src, srclen);
 		return;
+	}
+	if (sd_trace_enabled())
+		ud_trace_dto(ep, recv, w, st == DAT_DTO_SUCCESS && !recv &&
+			     (w->flags & DAT_COMPLETION_SUPPRESS_FLAG) ? NULL :
+			     evd, st, len, src, srclen);
 	if (st == DAT_DTO_SUCCESS) {
 		if (!recv && (w->flags & DAT_COMPLETION_SUPPRESS_FLAG))
 			return;		/* SEND-2 */
@@ -267,10 +313,7 @@ static void ud_close(struct sd_ud_ep *ep, DAT_EVENT_NUMBER ev, const char *why)
 {
 	DAT_EVENT e;
 
-	sd_dbg("ud ep %p %s => DISCONNECTED (%s)", (void *)ep,
-	       ep->state == DAT_EP_STATE_CONNECTED ? "CONNECTED" : "UNCONNECTED",
-	       why);
-	ep->state = DAT_EP_STATE_DISCONNECTED;
+	sd_ud_set_state(ep, DAT_EP_STATE_DISCONNECTED, why);
 	ep->cm_act = ep->cm_pas = 0;
 	ep->cm_epoch++;
 	ud_flush(ep);
@@ -302,6 +345,24 @@ int sd_ud_sendto(struct sd_ud_ep *ep, const void *buf, size_t len,
 		if (errno != EINTR)
 			return -errno;
 	}
+}
+
+/*
+ * Tracing: the tx or rx line of a DATA datagram of @bytes exchanged with
+ * @peer, refused when @bad is not NULL. Datagrams have no connection:
+ * conn= is the pair of addresses, and there is no seq= (one may be lost).
+ */
+static void ud_trace_dgram(struct sd_ud_ep *ep, const char *dir,
+			   const struct sd_ud_hdr *h, uint64_t bytes,
+			   const void *peer, socklen_t len, const char *bad)
+{
+	char pair[128];
+
+	sd_trace(dir, sd_obj_name(&ep->obj).s, "DATA",
+		 "conn=%s bytes=%llu src_qpn=%u dst_qpn=%u%s%s%s",
+		 sd_trace_addr_pair(ep->fd, peer, len, true, pair, sizeof(pair)),
+		 (unsigned long long)bytes, h->src_qpn, h->dst_qpn,
+		 bad ? " bad=\"" : "", bad ? bad : "", bad ? "\"" : "");
 }
 
 /*
@@ -340,6 +401,13 @@ static int ud_send_data(struct sd_ud_ep *ep, struct sd_ud_dest *d,
 	m.msg_namelen = d->len;
 	m.msg_iov = iov;
 	m.msg_iovlen = (size_t)nsge + 1;
+	if (sd_trace_enabled()) {
+		uint64_t bytes = sizeof(hb);
+
+		for (i = 0; i < nsge; i++)
+			bytes += sge[i].len;
+		ud_trace_dgram(ep, "tx", &h, bytes, &d->addr, d->len, NULL);
+	}
 	for (;;) {
 		if (sendmsg(ep->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
 			return 0;
@@ -488,16 +556,26 @@ static void ud_rx_data(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
 
 	if (h->dst_qpn != ep->qpn || h->dst_qkey != ep->qkey || w == NULL ||
 	    ep->state == DAT_EP_STATE_DISCONNECTED) {
+		if (sd_trace_enabled())
+			ud_trace_dgram(ep, "rx", h, n, src, srclen,
+				       w == NULL ? "no receive posted" :
+				       ep->state == DAT_EP_STATE_DISCONNECTED ?
+				       "disconnected" : "not for this EP");
 		ud_discard(ep);		/* not ours, or no receive: lost */
 		return;
 	}
 	c = *w;
 	sd_wq_pop(&ep->rq);
 	if (c.len < SD_UD_GRH || payload > c.len - SD_UD_GRH) {
+		if (sd_trace_enabled())
+			ud_trace_dgram(ep, "rx", h, n, src, srclen,
+				       "longer than the receive");
 		ud_discard(ep);
 		ud_dto_event(ep, true, &c, DAT_DTO_LENGTH_ERROR, 0, NULL, NULL, 0);
 		return;
 	}
+	if (sd_trace_enabled())
+		ud_trace_dgram(ep, "rx", h, n, src, srclen, NULL);
 	iov[0].iov_base = hb;
 	iov[0].iov_len = sizeof(hb);
 	for (i = 0; i < c.nsge; i++) {
@@ -562,8 +640,8 @@ static void ud_rx(struct sd_ud_ep *ep)
 		}
 		ud_hdr_unpack(&h, hb);
 		if (ud_hdr_check(&h, (uint64_t)n) < 0 || h.type == SD_UD_REQ) {
-			sd_dbg("ud ep %p: bad datagram of %zd bytes dropped",
-			       (void *)ep, n);
+			sd_dbg("ud %s: bad datagram of %zd bytes dropped",
+			       sd_obj_name(&ep->obj).s, n);
 			ud_discard(ep);
 			continue;
 		}
@@ -613,7 +691,7 @@ static void ud_start_cmd(struct sd_cmd *cmd)
 	struct sd_ud_ep *ep = sd_container_of(cmd, struct sd_ud_ep, start_cmd);
 
 	if (uv_poll_init_socket(sd_engine_loop(), &ep->poll, ep->fd) < 0) {
-		sd_log("ud ep %p: cannot watch its socket", (void *)ep);
+		sd_log("ud %s: cannot watch its socket", sd_obj_name(&ep->obj).s);
 		return;
 	}
 	ep->poll.data = ep;
@@ -859,6 +937,7 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 	ep->obj.provider = &sd_ud_provider;
 	ep->obj.magic = SD_MAGIC_UD_EP;
 	ep->obj.type = DAT_HANDLE_TYPE_EP;
+	ep->obj.num = sd_obj_number(DAT_HANDLE_TYPE_EP);
 	ep->obj.ia = ia;
 	ep->obj.context.as_64 = 0;
 	sd_list_init(&ep->obj.node);
@@ -1001,8 +1080,7 @@ static DAT_RETURN DAT_API ud_ep_reset(DAT_EP_HANDLE h)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
-		sd_dbg("ud ep %p DISCONNECTED => UNCONNECTED (reset)", (void *)ep);
-		ep->state = DAT_EP_STATE_UNCONNECTED;
+		sd_ud_set_state(ep, DAT_EP_STATE_UNCONNECTED, "dat_ep_reset");
 		ep->has_remote = false;	/* as ep.c forgets the peer */
 	} else if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_CONNECTED);
@@ -1770,6 +1848,7 @@ static void ud_provider_build(void)
 	p->cr_reject_func = sd_ud_cr_reject;
 	p->cr_handoff_func = sd_ud_cr_handoff;
 	p->handle_extendedop_func = sd_handle_extendedop;
+	sd_trace_wrap_ud(p);	/* api lines, when tracing */
 }
 
 void sd_ud_provider_init(void)

@@ -315,9 +315,7 @@ static void cm_established(struct sd_ud_cm *cm)
 		ep->remote_qual = cm->conn_qual;
 	}
 	if (ep->state == DAT_EP_STATE_UNCONNECTED) {
-		sd_dbg("ud ep %p UNCONNECTED => CONNECTED (address handle)",
-		       (void *)ep);
-		ep->state = DAT_EP_STATE_CONNECTED;
+		sd_ud_set_state(ep, DAT_EP_STATE_CONNECTED, "address handle");
 	}
 	ia_cnt(ep, DCNT_IA_CM_AH_RESOLVED);
 	ia_cnt(ep, cm->active ? DCNT_IA_CM_ACTIVE_EST : DCNT_IA_CM_PASSIVE_EST);
@@ -731,6 +729,7 @@ static struct sd_ud_cr *cr_new(struct sd_ia *ia)
 	cr->obj.provider = &sd_ud_provider;
 	cr->obj.magic = SD_MAGIC_UD_CR;
 	cr->obj.type = DAT_HANDLE_TYPE_CR;
+	cr->obj.num = sd_obj_number(DAT_HANDLE_TYPE_CR);
 	cr->obj.ia = ia;
 	sd_list_init(&cr->obj.node);
 	cr->action = SD_UDCR_PENDING;

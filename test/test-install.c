@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * make install into a DESTDIR: a consumer builds from the installed tree
- * with nothing but `pkg-config --cflags --libs dat2`, and make uninstall
- * leaves no file behind.
+ * with nothing but `pkg-config --cflags --libs dat2` and opens an IA
+ * through the installed dat.conf; make uninstall removes exactly what
+ * install wrote, and never an existing dat.conf or a file of someone
+ * else's. The man pages render without a warning, and make deb builds a
+ * package with the expected files, fields and maintainer scripts.
+ *
+ * The tests drive make and the shell: each writes its script into its
+ * temporary directory and runs it with the source tree and the build
+ * directory as $1 and $2.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -13,42 +22,329 @@
 #define SANITIZED 1
 #endif
 
+/*
+ * Writes @script to $TEST_TMPDIR/NAME.sh and runs it with sh, the source
+ * tree and the build directory as $1 and $2; the output (stdout and
+ * stderr) into *@out. Fails the test when it does not exit 0.
+ */
+static void run_script(const char *name, int timeout_s, const char *script,
+		       char **out)
+{
+	char file[256], o[4096], status_buf[64];
+	int status;
+
+	snprintf(file, sizeof(file), "%s.sh", name);
+	snprintf(o, sizeof(o), "%s/..", test_builddir());
+	test_write_file(file, script);
+	ASSERT_OK(test_run_cmdl(timeout_s, &status, out, "sh", file,
+				TEST_SRCDIR, o, NULL));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("%s failed (%s):\n%s", file,
+			  test_status_str(status, status_buf,
+					  sizeof(status_buf)), *out);
+}
+
+/* Both halves of the consumer: dat_strerror alone, or open and close. */
+static const char consumer_c[] =
+	"#include <dat2/udat.h>\n"
+	"#include <stdio.h>\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"    const char *major = 0, *minor = 0;\n"
+	"    DAT_EVD_HANDLE async = DAT_HANDLE_NULL;\n"
+	"    DAT_IA_HANDLE ia;\n"
+	"    DAT_RETURN r;\n"
+	"    if (argc < 2) {\n"
+	"        dat_strerror(DAT_INVALID_HANDLE | DAT_INVALID_HANDLE_IA, &major, &minor);\n"
+	"        printf(\"%s %s\\n\", major, minor);\n"
+	"        return 0;\n"
+	"    }\n"
+	"    r = dat_ia_open(argv[1], 8, &async, &ia);\n"
+	"    if (r != DAT_SUCCESS) {\n"
+	"        dat_strerror(r, &major, &minor);\n"
+	"        printf(\"dat_ia_open %s: %s %s\\n\", argv[1], major, minor);\n"
+	"        return 1;\n"
+	"    }\n"
+	"    printf(\"opened %s\\n\", argv[1]);\n"
+	"    r = dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG);\n"
+	"    printf(\"%s\\n\", r == DAT_SUCCESS ? \"closed\" : \"close failed\");\n"
+	"    return r != DAT_SUCCESS;\n"
+	"}\n";
+
+/*
+ * The installed dat.conf names /usr/local/lib/libdaplsoft.so.2, where the
+ * tree is meant to end up. The consumer runs where that path is the
+ * DESTDIR's: in a mount namespace with $d/usr/local bound on /usr/local
+ * (a user namespace too when not root). Without namespaces it runs with a
+ * copy of the installed dat.conf whose paths point into the DESTDIR.
+ */
+static const char install_script[] =
+	"set -e\n"
+	"src=$1; o=$2; d=$PWD/dest\n"
+	"m() { make -s -C \"$src\" O=\"$o\" PREFIX=/usr/local DESTDIR=\"$d\" \"$@\"; }\n"
+	"m install\n"
+	"m install	# again: nothing changes, uninstall still removes it all\n"
+	"l=$d/usr/local\n"
+	"test -f $l/include/dat2/udat.h; test -f $l/include/dat/udat.h\n"
+	"test -L $l/lib/libdat2.so.2; test -L $l/lib/libdaplsoft.so.2\n"
+	"test -x $l/bin/datinfo; test -x $l/bin/softbench\n"
+	"for f in $src/tools/man/*.[1-8]; do\n"
+	"	p=${f##*/}; test -f $l/share/man/man${p##*.}/$p\n"
+	"done\n"
+	"if test -f $src/tools/softdapl.lua; then\n"
+	"	test -f $l/lib/wireshark/plugins/softdapl.lua\n"
+	"fi\n"
+	"cmp $d/etc/dat.conf $l/share/doc/softdapl/softdapl.dat.conf\n"
+	"grep -q '^softdapl-lo .* /usr/local/lib/libdaplsoft.so.2 ' $d/etc/dat.conf\n"
+	"export PKG_CONFIG_PATH=$l/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$d\n"
+	"${CC:-cc} consumer.c $(pkg-config --cflags --libs dat2) -o consumer\n"
+	"LD_LIBRARY_PATH=$l/lib ./consumer\n"
+	"run='mount --bind \"$0/usr/local\" /usr/local &&"
+	" DAT_OVERRIDE=\"$0/etc/dat.conf\" LD_LIBRARY_PATH=/usr/local/lib"
+	" ./consumer softdapl-lo'\n"
+	"if unshare -m true 2>/dev/null; then\n"
+	"	unshare -m sh -c \"$run\" \"$d\"\n"
+	"elif unshare -rm true 2>/dev/null; then\n"
+	"	unshare -rm sh -c \"$run\" \"$d\"\n"
+	"else\n"
+	"	echo 'no mount namespace: a copy of dat.conf points into DESTDIR'\n"
+	"	sed \"s|/usr/local/|$l/|\" $d/etc/dat.conf > copy.conf\n"
+	"	DAT_OVERRIDE=$PWD/copy.conf LD_LIBRARY_PATH=$l/lib ./consumer softdapl-lo\n"
+	"fi\n"
+	"m uninstall\n"
+	"echo left: $(find $d -mindepth 1 | wc -l)\n"
+	"find $d -mindepth 1\n";
+
 TEST_IMPL(install_destdir_pkg_config)
 {
-	char cmd[4096], *out = NULL;
-	int status;
+	char *out = NULL;
 
 #ifdef SANITIZED
 	TEST_SKIP("installs the normal build only");
 #endif
 	if (test_find_program("pkg-config") == NULL)
 		TEST_SKIP("pkg-config missing: apt-get install -y pkg-config");
-	test_write_file("consumer.c",
-		"#include <dat2/udat.h>\n"
-		"#include <stdio.h>\n"
-		"int main(void)\n"
-		"{\n"
-		"    const char *major = 0, *minor = 0;\n"
-		"    dat_strerror(DAT_INVALID_HANDLE | DAT_INVALID_HANDLE_IA, &major, &minor);\n"
-		"    printf(\"%s %s\\n\", major, minor);\n"
-		"    return 0;\n"
-		"}\n");
-	snprintf(cmd, sizeof(cmd),
-		 "set -e; d=%s/dest; make -s -C %s O=%s/.. PREFIX=/usr/local DESTDIR=$d install;"
-		 " test -f $d/usr/local/include/dat2/udat.h;"
-		 " test -L $d/usr/local/lib/libdat2.so.2; test -x $d/usr/local/bin/datinfo;"
-		 " export PKG_CONFIG_PATH=$d/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$d;"
-		 " ${CC:-cc} consumer.c $(pkg-config --cflags --libs dat2) -o consumer;"
-		 " LD_LIBRARY_PATH=$d/usr/local/lib ./consumer;"
-		 " make -s -C %s O=%s/.. PREFIX=/usr/local DESTDIR=$d uninstall;"
-		 " echo left: $(find $d -type f | wc -l)",
-		 test_tmpdir(), TEST_SRCDIR, test_builddir(), TEST_SRCDIR,
-		 test_builddir());
-	ASSERT_OK(test_run_cmdl(120, &status, &out, "sh", "-c", cmd, NULL));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		TEST_FAIL("install, build or uninstall failed:\n%s", out);
+	test_write_file("consumer.c", consumer_c);
+	run_script("install", 120, install_script, &out);
+	printf("%s", out);
+	ASSERT_STR_CONTAINS(out, "created /etc/dat.conf");
 	ASSERT_STR_CONTAINS(out, "DAT_INVALID_HANDLE DAT_INVALID_HANDLE_IA");
+	ASSERT_STR_CONTAINS(out, "opened softdapl-lo\nclosed\n");
 	ASSERT_STR_CONTAINS(out, "left: 0");
+	free(out);
+	return 0;
+}
+
+/*
+ * A DESTDIR that already holds a dat.conf and files of others in every
+ * directory install writes to (and an empty directory of its own): install
+ * leaves the dat.conf alone and says how to add our entries; uninstall
+ * puts the tree back as it was, byte for byte.
+ */
+static const char keep_script[] =
+	"set -e\n"
+	"src=$1; o=$2; d=$PWD/dest; l=$d/usr/local\n"
+	"m() { make -s -C \"$src\" O=\"$o\" PREFIX=/usr/local DESTDIR=\"$d\" \"$@\"; }\n"
+	"mkdir -p $d/etc $l/bin $l/lib/pkgconfig $l/include/dat2 $l/include/dat\n"
+	"mkdir -p $l/share/doc/softdapl $l/share/man/man1 $l/share/man/man7\n"
+	"mkdir -p $l/lib/wireshark/plugins $l/share/man/man5\n"
+	"echo 'ofa-v2-ib0 u2.0 nonthreadsafe default libdaploscm.so.2 dapl.2.0 \"mlx4_0 1\" \"\"' > $d/etc/dat.conf\n"
+	"for f in bin/other lib/libother.so.1 lib/pkgconfig/other.pc \\\n"
+	"	include/dat2/other.h include/dat/other.h share/doc/softdapl/NOTES \\\n"
+	"	share/man/man1/other.1 share/man/man7/other.7 \\\n"
+	"	lib/wireshark/plugins/other.lua; do\n"
+	"	echo \"$f\" > $l/$f\n"
+	"done\n"
+	"snap() { (cd $d && find . | LC_ALL=C sort &&"
+	" find . -type f | LC_ALL=C sort | xargs md5sum); }\n"
+	"snap > before\n"
+	"m install > install.out; cat install.out\n"
+	"grep -q 'cat /usr/local/share/doc/softdapl/softdapl.dat.conf >> /etc/dat.conf' install.out\n"
+	"test \"$(md5sum < $d/etc/dat.conf)\" = \"$(grep ' ./etc/dat.conf$' before | cut -c1-32)  -\"\n"
+	"test -x $l/bin/datinfo\n"
+	"m uninstall\n"
+	"snap > after\n"
+	"diff before after && echo 'tree as before'\n"
+	"# The printed command, then install again: it sees our entries.\n"
+	"m install > /dev/null\n"
+	"cat $l/share/doc/softdapl/softdapl.dat.conf >> $d/etc/dat.conf\n"
+	"cp $d/etc/dat.conf appended\n"
+	"m install\n"
+	"m uninstall\n"
+	"cmp appended $d/etc/dat.conf && echo 'appended dat.conf kept'\n";
+
+TEST_IMPL(install_keeps_unrelated_files)
+{
+	char *out = NULL;
+
+#ifdef SANITIZED
+	TEST_SKIP("installs the normal build only");
+#endif
+	run_script("keep", 120, keep_script, &out);
+	ASSERT_STR_CONTAINS(out, "exists and is left as it is");
+	ASSERT_STR_CONTAINS(out, "tree as before");
+	ASSERT_STR_CONTAINS(out, "already names /usr/local/lib/libdaplsoft.so.2");
+	ASSERT_STR_CONTAINS(out, "appended dat.conf kept");
+	free(out);
+	return 0;
+}
+
+/* A dat.conf that install created and the user changed outlives uninstall. */
+static const char changed_script[] =
+	"set -e\n"
+	"src=$1; o=$2; d=$PWD/dest\n"
+	"m() { make -s -C \"$src\" O=\"$o\" PREFIX=/usr/local DESTDIR=\"$d\" \"$@\"; }\n"
+	"m install\n"
+	"echo 'mine u2.0 nonthreadsafe default libmine.so.2 mine.1.0 \"\" \"\"' >> $d/etc/dat.conf\n"
+	"m uninstall\n"
+	"grep -q '^mine ' $d/etc/dat.conf\n"
+	"echo left: $(cd $d && find . -mindepth 1 | LC_ALL=C sort | tr '\\n' ' ')\n";
+
+TEST_IMPL(install_changed_dat_conf_kept)
+{
+	char *out = NULL;
+
+#ifdef SANITIZED
+	TEST_SKIP("installs the normal build only");
+#endif
+	run_script("changed", 120, changed_script, &out);
+	ASSERT_STR_CONTAINS(out, "changed since make install created it");
+	ASSERT_STR_CONTAINS(out, "left: ./etc ./etc/dat.conf\n");
+	free(out);
+	return 0;
+}
+
+/*
+ * Every page of tools/man renders without a warning, with groff's
+ * warnings all on (tbl for the pages with tables) and through man at 80
+ * columns, as a user reads it.
+ */
+static const char man_script[] =
+	"cd \"$1/tools/man\" || exit 1\n"
+	"n=0\n"
+	"for f in *; do\n"
+	"	case $f in *.[1-8]) ;; *) echo \"$f: not a man page name\"; continue ;; esac\n"
+	"	n=$((n + 1))\n"
+	"	groff -t -man -ww -z \"$f\" 2>&1 | sed \"s|^|$f: groff: |\"\n"
+	"	MANROFFOPT=-ww MANWIDTH=80 man -l \"$f\" 2>&1 >/dev/null |"
+	" sed \"s|^|$f: man: |\"\n"
+	"done\n"
+	"echo \"pages: $n\"\n";
+
+TEST_IMPL(man_pages_render)
+{
+	static const char *const ours[] = { "dat.conf.5", "softdapl.7",
+					    "softbench.1" };
+	char *out = NULL, path[4096];
+	unsigned i;
+
+	if (test_find_program("groff") == NULL || test_find_program("man") == NULL)
+		TEST_SKIP("groff or man missing: apt-get install -y groff-base man-db");
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		snprintf(path, sizeof(path), "%s/tools/man/%s", TEST_SRCDIR,
+			 ours[i]);
+		if (access(path, R_OK) != 0)
+			TEST_FAIL("%s is missing", path);
+	}
+	run_script("man", 60, man_script, &out);
+	printf("%s", out);
+	if (strncmp(out, "pages: ", 7) != 0)
+		TEST_FAIL("warnings while rendering the man pages:\n%s", out);
+	free(out);
+	return 0;
+}
+
+/*
+ * make deb into the test's directory: the fields, the files (and no
+ * /etc/dat.conf), md5sums that match, no RUNPATH, and the maintainer
+ * scripts run against a DPKG_ROOT: postinst creates a missing dat.conf on
+ * a first install only and never touches one that exists; postrm purge
+ * removes only an unchanged one.
+ */
+static const char deb_script[] =
+	"set -e\n"
+	"src=$1; o=$2; out=$PWD\n"
+	"make -s -C \"$src\" O=\"$o\" DEBDIR=\"$out\" deb\n"
+	"ver=$(sed -n 's/^VERSION[[:space:]]*:=[[:space:]]*//p' \"$src/Makefile\")\n"
+	"arch=$(dpkg --print-architecture)\n"
+	"ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || ${CC:-cc} -print-multiarch)\n"
+	"deb=$out/softdapl_${ver}_$arch.deb\n"
+	"dpkg-deb --info \"$deb\" > info; cat info\n"
+	"for f in control md5sums postinst postrm triggers; do\n"
+	"	grep -q \" $f\" info || { echo \"no $f in the control archive\"; exit 1; }\n"
+	"done\n"
+	"test \"$(dpkg-deb -f \"$deb\" Package)\" = softdapl\n"
+	"test \"$(dpkg-deb -f \"$deb\" Version)\" = \"$ver\"\n"
+	"test \"$(dpkg-deb -I \"$deb\" control | sed -n 's/^Architecture: //p')\" = \"$arch\"\n"
+	"dpkg-deb -f \"$deb\" Depends | grep -q 'libuv1 (>= [0-9]'\n"
+	"dpkg-deb -f \"$deb\" Conflicts | grep -q libdapl2\n"
+	"dpkg-deb -f \"$deb\" Replaces | grep -q libdapl2\n"
+	"dpkg-deb --contents \"$deb\" > contents\n"
+	"awk '{ print $6 }' contents > paths\n"
+	"L=./usr/lib/$ma\n"
+	"want=\"./usr/bin/datinfo ./usr/bin/softbench ./usr/bin/bench-plot\n"
+	"	$L/libdat2.so.2.0.0 $L/libdat2.so.2 $L/libdat2.so\n"
+	"	$L/libdaplsoft.so.2.0.0 $L/libdaplsoft.so.2 $L/pkgconfig/dat2.pc\n"
+	"	./usr/include/dat2/udat.h ./usr/include/dat2/dat.h ./usr/include/dat/udat.h\n"
+	"	./usr/share/doc/softdapl/copyright ./usr/share/doc/softdapl/README.gz\n"
+	"	./usr/share/doc/softdapl/dat.conf.example\n"
+	"	./usr/share/doc/softdapl/softdapl.dat.conf\"\n"
+	"for f in $src/tools/man/*.[1-8]; do\n"
+	"	p=${f##*/}; want=\"$want ./usr/share/man/man${p##*.}/$p.gz\"\n"
+	"done\n"
+	"test ! -f $src/tools/softdapl.lua || want=\"$want $L/wireshark/plugins/softdapl.lua\"\n"
+	"test ! -x $o/tools/softdapl-seq || want=\"$want ./usr/bin/softdapl-seq\"\n"
+	"for p in $want; do\n"
+	"	grep -qx \"$p\" paths || { echo \"missing: $p\"; exit 1; }\n"
+	"done\n"
+	"if grep -q '^./etc/' paths; then echo 'ships /etc'; exit 1; fi\n"
+	"if grep -q 'install-manifest' paths; then echo 'ships the manifest'; exit 1; fi\n"
+	"dpkg-deb -x \"$deb\" root; dpkg-deb -e \"$deb\" ctl\n"
+	"(cd root && md5sum -c --quiet ../ctl/md5sums)\n"
+	"test \"$(wc -l < ctl/md5sums)\" -eq \"$(find root -type f | wc -l)\"\n"
+	"test \"$(readlink root/usr/lib/$ma/libdat2.so.2)\" = libdat2.so.2.0.0\n"
+	"grep -qx prefix=/usr root/usr/lib/$ma/pkgconfig/dat2.pc\n"
+	"grep -qx libdir=/usr/lib/$ma root/usr/lib/$ma/pkgconfig/dat2.pc\n"
+	"for b in root/usr/bin/*; do\n"
+	"	if readelf -d \"$b\" 2>/dev/null | grep -q 'R.*PATH'; then echo \"$b has an RPATH\"; exit 1; fi\n"
+	"done\n"
+	"gzip -t root/usr/share/man/man7/softdapl.7.gz\n"
+	"r=$PWD/froot; c=$r/etc/dat.conf; mkdir -p $r/etc\n"
+	"export DPKG_ROOT=$r\n"
+	"sh ctl/postinst configure 0.0.1; test ! -e $c	# an upgrade creates nothing\n"
+	"sh ctl/postinst configure\n"
+	"grep -q \"^softdapl-lo .* /usr/lib/$ma/libdaplsoft.so.2 \" $c\n"
+	"sh ctl/postrm remove; test -f $c\n"
+	"sh ctl/postrm purge; test ! -e $c\n"
+	"echo 'mine u2.0 nonthreadsafe default libmine.so.2 mine.1.0 \"\" \"\"' > $c; cp $c mine\n"
+	"sh ctl/postinst configure > p.out; cat p.out\n"
+	"grep -q 'cat /usr/share/doc/softdapl/softdapl.dat.conf >> /etc/dat.conf' p.out\n"
+	"cmp mine $c; sh ctl/postrm purge; cmp mine $c\n"
+	"rm $c; sh ctl/postinst configure; echo '# changed' >> $c\n"
+	"sh ctl/postrm purge; grep -q changed $c\n"
+	"# The whole cycle with dpkg itself, into an empty root of its own.\n"
+	"unset DPKG_ROOT; r=$PWD/droot; a=$r/var/lib/dpkg\n"
+	"mkdir -p $a/info $a/updates $r/etc; touch $a/status\n"
+	"dp() { dpkg --root=$r --force-depends --force-script-chrootless --log=/dev/null \"$@\"; }\n"
+	"dp -i \"$deb\"\n"
+	"test -x $r/usr/bin/datinfo; grep -q '^softdapl-lo ' $r/etc/dat.conf\n"
+	"dp -P softdapl\n"
+	"echo left: $(cd $r && find . -mindepth 1 ! -path './var*' | tr '\\n' ' ')\n"
+	"echo 'deb ok'\n";
+
+TEST_IMPL(deb_package_contents)
+{
+	char *out = NULL;
+
+#ifdef SANITIZED
+	TEST_SKIP("make deb packages the normal build only");
+#endif
+	if (test_find_program("dpkg-deb") == NULL ||
+	    test_find_program("dpkg-architecture") == NULL)
+		TEST_SKIP("dpkg-deb missing: apt-get install -y dpkg-dev");
+	run_script("deb", 180, deb_script, &out);
+	ASSERT_STR_CONTAINS(out, "left: ./etc\n");
+	ASSERT_STR_CONTAINS(out, "deb ok");
 	free(out);
 	return 0;
 }

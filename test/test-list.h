@@ -60,8 +60,12 @@ TEST_ENTRY_TIMEOUT(registry_concurrent_first_use, 60)
 TEST_ENTRY_TIMEOUT(abi_headers_match_ofed, 120)
 TEST_ENTRY_TIMEOUT(abi_checker_catches_changes, 180)
 
-/* test-install.c: make install, pkg-config, make uninstall */
+/* test-install.c: make install, pkg-config, make uninstall, man pages, make deb */
 TEST_ENTRY_TIMEOUT(install_destdir_pkg_config, 120)
+TEST_ENTRY_TIMEOUT(install_keeps_unrelated_files, 120)
+TEST_ENTRY_TIMEOUT(install_changed_dat_conf_kept, 120)
+TEST_ENTRY_TIMEOUT(man_pages_render, 60)
+TEST_ENTRY_TIMEOUT(deb_package_contents, 180)
 TEST_ENTRY(readme_api_table_current)
 
 /* test-interop.c: Debian's binaries and OFED's provider with our registry */
@@ -96,3 +100,7 @@ TEST_ENTRY(strerror_every_code)
 #include "test-list-faults.h"
 #include "test-list-hostile.h"
 #include "test-list-soak.h"
+#include "test-list-wireshark.h"
+#include "test-list-datinfo.h"
+#include "test-list-seq.h"
+#include "test-list-trace.h"

@@ -1,125 +1,260 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * datinfo: what the DAT registry makes of a dat.conf, and what each IA in it
- * answers when opened.
- *
- *   datinfo [-f dat.conf] [-q] [IA...]
- *
- * Without IA names it opens every usable entry; with names, only those (a
- * name that is not in the file is tried all the same, so that the registry
- * explains why it is not found). The registry's own diagnostics (bad lines
- * with file:line, entries skipped and why, libraries that do not load) are
- * printed unless -q; they are the registry's DAT_DBG_TYPE errors and static
- * registry messages, switched on here before the first DAT call.
- *
- * Exit status: 0 when every IA tried opened, 1 when one did not, 2 on bad
- * usage.
+ * datinfo: what the DAT registry makes of a dat.conf, line by line, and
+ * what each IA in it answers when opened; with --why NAME, why a consumer's
+ * dat_ia_open(NAME) fails and what to do. See datinfo.h for the parts and
+ * tools/man/datinfo.1 for the user's view.
  */
-#include <stdio.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <dat2/udat.h>
+#include "datinfo.h"
 
-#define MAX_LIST 256
-
-static const char *ret_str(DAT_RETURN r, char *buf, size_t len)
-{
-	const char *major = "?", *minor = "";
-
-	dat_strerror(r, &major, &minor);
-	snprintf(buf, len, "%s%s%s", major, minor && *minor ? " " : "",
-		 minor ? minor : "");
-	return buf;
-}
-
-/* Opens @name, prints its attributes, closes it; true when it opened. */
-static int try_ia(const char *name)
-{
-	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
-	DAT_PROVIDER_ATTR pattr;
-	DAT_IA_HANDLE ia;
-	DAT_IA_ATTR attr;
-	DAT_RETURN r;
-	char buf[DAT_NAME_MAX_LENGTH], err[256];
-
-	snprintf(buf, sizeof(buf), "%s", name);
-	r = dat_ia_open(buf, 8, &async, &ia);
-	if (r != DAT_SUCCESS) {
-		printf("%-24s cannot open: %s\n", name, ret_str(r, err, sizeof(err)));
-		return 0;
-	}
-	r = dat_ia_query(ia, NULL, DAT_IA_ALL, &attr, DAT_PROVIDER_FIELD_ALL,
-			 &pattr);
-	if (r == DAT_SUCCESS)
-		printf("%-24s open: adapter %s, vendor %s, provider %s, DAPL %u.%u, %s\n",
-		       name, attr.adapter_name, attr.vendor_name,
-		       pattr.provider_name, pattr.dapl_version_major,
-		       pattr.dapl_version_minor,
-		       pattr.is_thread_safe ? "thread safe" : "not thread safe");
-	else
-		printf("%-24s open, but dat_ia_query failed: %s\n", name,
-		       ret_str(r, err, sizeof(err)));
-	r = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
-	if (r != DAT_SUCCESS)
-		printf("%-24s dat_ia_close failed: %s\n", name,
-		       ret_str(r, err, sizeof(err)));
-	return 1;
-}
+struct di_opts di_opts;
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: datinfo [-f dat.conf] [-q] [IA...]\n"
-		   "  -f FILE  read FILE instead of $DAT_OVERRIDE or the system dat.conf\n"
-		   "  -q       do not show the registry's diagnostics\n");
+	fprintf(f,
+		"usage: datinfo [-f dat.conf] [-v | -q] [IA...]\n"
+		"       datinfo [-f dat.conf] [-v] --why IA\n"
+		"\n"
+		"Reports which dat.conf the DAT registry reads and why, each of its lines\n"
+		"with its verdict (OK, BAD, UNUSABLE, FALLBACK, OFF) and the reason, and\n"
+		"the attributes of every IA that opens. With IA names, only their lines.\n"
+		"\n"
+		"  -f, --file FILE  read FILE (passed to the registry as DAT_OVERRIDE)\n"
+		"  -w, --why IA     explain why dat_ia_open(IA) fails: the lines naming it,\n"
+		"                   near-miss names, what dat_ia_open returns, what to do\n"
+		"  -v, --verbose    every attribute, the library search, the registry's\n"
+		"                   debug output\n"
+		"  -q, --quiet      one line per entry, no attributes\n"
+		"  -h, --help       this text\n"
+		"\n"
+		"Exit status:\n"
+		"  0  every entry opened (OFF and FALLBACK lines do not count);\n"
+		"     --why: the IA opens\n"
+		"  1  a line is BAD or UNUSABLE, or an IA does not open;\n"
+		"     --why: dat_ia_open fails\n"
+		"  2  usage error\n"
+		"  3  no dat.conf could be read, or it holds no entries\n"
+		"\n"
+		"Environment: DAT_OVERRIDE (the dat.conf), LD_LIBRARY_PATH (the library\n"
+		"search), DAT_DBG_TYPE (when set, the registry's debug output is left to\n"
+		"it instead of being collected by datinfo).\n");
+}
+
+/* Prints the header: the file, why it, and (with -v) the registry. */
+static void print_header(const struct di_conf *c)
+{
+	printf("dat.conf: %s (%s)\n", c->path, c->source);
+	if (di_opts.verbose) {
+		printf("registry: %s\n", di_registry_path());
+		if (c->reg_log != NULL) {
+			printf("registry output while reading it:\n");
+			di_print_log(c->reg_log, "    ");
+		}
+	}
+}
+
+/* The registry's "dat: using PATH" line, checked against our choice. */
+static void check_registry_file(const struct di_conf *c)
+{
+	const char *p = c->reg_log ? strstr(c->reg_log, "dat: using ") : NULL;
+	size_t n;
+
+	if (p == NULL)
+		return;
+	p += strlen("dat: using ");
+	n = strcspn(p, "\n");
+	if (strlen(c->path) != n || strncmp(p, c->path, n) != 0)
+		printf("warning: the registry (%s) read %.*s, not %s\n",
+		       di_registry_path(), (int)n, p, c->path);
+}
+
+static bool wanted(const struct di_line *l, int argc, char **argv)
+{
+	int i;
+
+	if (argc == 0)
+		return true;
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], l->name) == 0)
+			return true;
+	return false;
+}
+
+static void print_line(const struct di_conf *c, const struct di_line *l,
+		       int width)
+{
+	char ret[256];
+
+	printf("%s:%u: %-*s %-8s %s\n", c->path, l->line, width,
+	       l->name[0] ? l->name : "-", di_verdict_name(l->verdict), l->why);
+	if (di_opts.quiet)
+		return;
+	if (l->note[0])
+		printf("    note: %s\n", l->note);
+	if (l->opened_here && (l->open_ret != DAT_SUCCESS || di_opts.verbose))
+		printf("    dat_ia_openv(\"%s\", %u.%u, %s): %s\n", l->name,
+		       l->conf.api_major, l->conf.api_minor,
+		       l->conf.thread_safe ? "DAT_TRUE" : "DAT_FALSE",
+		       di_ret_str(l->open_ret, ret, sizeof(ret)));
+	if (di_opts.verbose && l->lib_checked) {
+		printf("    library %s: looked at %s\n", l->conf.lib_path,
+		       l->lib_search);
+		if (l->lib_path[0])
+			printf("    found %s (%s)%s\n", l->lib_path, l->lib_how,
+			       l->step > DI_STEP_SYMBOL || l->step == DI_STEP_DUP ?
+			       (l->has_fini ? ", exports dat_provider_init and _fini" :
+				", exports dat_provider_init, no dat_provider_fini") : "");
+	}
+	if (di_opts.verbose && !l->bad)
+		printf("    ia_params \"%s\", provider_ver %s, platform_params \"%s\"\n",
+		       l->conf.ia_params, l->conf.provider_ver,
+		       l->conf.platform_params);
+	if (l->attrs != NULL && !di_opts.verbose)
+		di_print_log(l->attrs, "    ");
+	if (l->attrs_all != NULL && di_opts.verbose)
+		di_print_log(l->attrs_all, "    ");
+	if (di_opts.verbose && l->reg_log != NULL) {
+		printf("    registry and provider output:\n");
+		di_print_log(l->reg_log, "      ");
+	}
+}
+
+/* The report of every line (or those of @argv); returns the exit status. */
+static int report(struct di_conf *c, int argc, char **argv)
+{
+	unsigned n[DI_OFF + 1] = { 0 }, total = 0;
+	int width = 8, status = DI_EXIT_OK;
+	size_t i;
+
+	for (i = 0; i < c->count; i++)
+		if (wanted(&c->lines[i], argc, argv) &&
+		    (int)strlen(c->lines[i].name) > width)
+			width = (int)strlen(c->lines[i].name);
+	for (i = 0; i < c->count; i++) {
+		const struct di_line *l = &c->lines[i];
+
+		if (!wanted(l, argc, argv))
+			continue;
+		print_line(c, l, width);
+		n[l->verdict]++;
+		total++;
+		if (l->verdict == DI_BAD || l->verdict == DI_UNUSABLE)
+			status = DI_EXIT_UNUSABLE;
+	}
+	if (argc > 0 && total == 0) {
+		printf("no line of %s names %s%s: datinfo --why %s tells why\n",
+		       c->path, argv[0], argc > 1 ? " (or the others)" : "",
+		       argv[0]);
+		return DI_EXIT_UNUSABLE;
+	}
+	printf("%u entr%s: %u OK, %u UNUSABLE, %u BAD, %u FALLBACK, %u OFF\n",
+	       total, total == 1 ? "y" : "ies", n[DI_OK], n[DI_UNUSABLE],
+	       n[DI_BAD], n[DI_FALLBACK], n[DI_OFF]);
+	if (status != DI_EXIT_OK && !di_opts.quiet)
+		printf("for what to do about one: datinfo --why NAME\n");
+	return status;
 }
 
 int main(int argc, char **argv)
 {
-	DAT_PROVIDER_INFO info[MAX_LIST], *list[MAX_LIST];
+	static const struct option longopts[] = {
+		{ "file", required_argument, NULL, 'f' },
+		{ "why", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	DAT_PROVIDER_INFO info[1], *list[1] = { &info[0] };
+	struct di_conf c;
+	const char *why = NULL;
+	bool from_f = false;
 	DAT_COUNT n = 0;
-	int c, quiet = 0, failed = 0, i;
+	int opt, status;
 
-	while ((c = getopt(argc, argv, "f:qh")) != -1) {
-		switch (c) {
+	while ((opt = getopt_long(argc, argv, "f:w:vqh", longopts, NULL)) != -1) {
+		switch (opt) {
 		case 'f':
-			setenv("DAT_OVERRIDE", optarg, 1);
+			from_f = true;
+			if (setenv("DAT_OVERRIDE", optarg, 1) != 0) {
+				perror("datinfo: setenv DAT_OVERRIDE");
+				return DI_EXIT_USAGE;
+			}
+			break;
+		case 'w':
+			why = optarg;
+			break;
+		case 'v':
+			di_opts.verbose = 1;
 			break;
 		case 'q':
-			quiet = 1;
+			di_opts.quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return DI_EXIT_OK;
 		default:
 			usage(stderr);
-			return 2;
+			return DI_EXIT_USAGE;
 		}
 	}
-	/* Errors and static registry messages, before the registry starts. */
-	if (!quiet && getenv("DAT_DBG_TYPE") == NULL)
-		setenv("DAT_DBG_TYPE", "0x5", 1);
-	fflush(stdout);
-
-	for (i = 0; i < MAX_LIST; i++)
-		list[i] = &info[i];
-	if (dat_registry_list_providers(MAX_LIST, &n, list) != DAT_SUCCESS)
-		n = 0;
-	printf("%d usable entr%s in %s\n", (int)n, n == 1 ? "y" : "ies",
-	       getenv("DAT_OVERRIDE") ? getenv("DAT_OVERRIDE") : "the system dat.conf");
-	for (i = 0; i < n; i++)
-		printf("  %-22s u%u.%u %s\n", info[i].ia_name,
-		       info[i].dapl_version_major, info[i].dapl_version_minor,
-		       info[i].is_thread_safe ? "threadsafe" : "nonthreadsafe");
-	fflush(stdout);
-
-	if (optind < argc) {
-		for (i = optind; i < argc; i++)
-			failed |= !try_ia(argv[i]);
-	} else {
-		for (i = 0; i < n; i++)
-			failed |= !try_ia(info[i].ia_name);
+	if ((di_opts.verbose && di_opts.quiet) || (why != NULL && optind < argc)) {
+		fprintf(stderr, "datinfo: %s\n", why ? "--why takes one IA name and no others" :
+			"-v and -q do not go together");
+		usage(stderr);
+		return DI_EXIT_USAGE;
 	}
-	return failed ? 1 : 0;
+
+	/*
+	 * The registry reads DAT_DBG_TYPE once, at the first DAT call: unless
+	 * the user chose, ask for errors, the file read and the static
+	 * registry's messages on stderr, which di_capture_* collect.
+	 */
+	if (getenv("DAT_DBG_TYPE") == NULL) {
+		setenv("DAT_DBG_TYPE", "0x7", 1);
+		unsetenv("DAT_DBG_DEST");
+		di_opts.capture = true;
+	}
+
+	memset(&c, 0, sizeof(c));
+	di_conf_path(&c);
+	if (from_f)
+		di_fmt(c.source, sizeof(c.source),
+		       "given with -f, passed to the registry as DAT_OVERRIDE");
+	/* The first DAT call: the registry reads its dat.conf now. */
+	di_capture_begin();
+	dat_registry_list_providers(1, &n, list);
+	c.reg_log = di_capture_end();
+
+	if (why != NULL) {
+		status = di_why(&c, why);
+		di_conf_free(&c);
+		return status;
+	}
+
+	print_header(&c);
+	check_registry_file(&c);
+	if (di_conf_load(&c) != 0) {
+		printf("%s: %s\n", c.path, c.error);
+		if (getenv("DAT_OVERRIDE") != NULL)
+			printf("the registry registers no provider from a file then: it does not fall back to the system dat.conf\n");
+		else
+			printf("create it (dat.conf.example shows the format), or point DAT_OVERRIDE at a dat.conf\n");
+		di_conf_free(&c);
+		return DI_EXIT_NOCONF;
+	}
+	if (c.count == 0) {
+		printf("%s holds no entries (only comments and blank lines): no IA can be opened; dat.conf.example shows the format\n",
+		       c.path);
+		di_conf_free(&c);
+		return DI_EXIT_NOCONF;
+	}
+	di_check_lines(&c, NULL);
+	status = report(&c, argc - optind, argv + optind);
+	di_conf_free(&c);
+	return status;
 }

@@ -139,11 +139,12 @@ void sb_dat_expect(DAT_EVD_HANDLE evd, enum sb_mode mode,
 		e = &ev;
 	sb_dat_wait(evd, mode, e);
 	if (e->event_number != number)
-		sb_die("expected DAT event 0x%x, got 0x%x", number, e->event_number);
+		sb_die("expected %s, got %s", dat_event_name(number),
+		       dat_event_name(e->event_number));
 	if (number == DAT_DTO_COMPLETION_EVENT &&
 	    e->event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS)
-		sb_die("a DTO completed with status %d",
-		       e->event_data.dto_completion_event_data.status);
+		sb_die("a DTO completed with %s",
+		       dat_dto_status_name(e->event_data.dto_completion_event_data.status));
 }
 
 /* The main endpoint pair: the client connects, the server accepts. */
@@ -271,9 +272,9 @@ static void reap_ready(struct sb_dat *d)
 	while (d->outstanding > 0 && dat_evd_dequeue(d->req_evd, &e) == DAT_SUCCESS) {
 		if (e.event_number != DAT_DTO_COMPLETION_EVENT ||
 		    e.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS)
-			sb_die("a request failed (event 0x%x, status %d)",
-			       e.event_number,
-			       e.event_data.dto_completion_event_data.status);
+			sb_die("a request failed (%s, %s)",
+			       dat_event_name(e.event_number),
+			       dat_dto_status_name(e.event_data.dto_completion_event_data.status));
 		d->outstanding--;
 	}
 }

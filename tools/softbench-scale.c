@@ -234,8 +234,8 @@ double sb_dat_server_ep_setup(struct sb_ctx *c, const struct sb_cmd *cmd)
 				       d->many[i], 0, NULL), "dat_cr_accept");
 		while (dat_evd_dequeue(d->m_conn_evd, &e) == DAT_SUCCESS) {
 			if (e.event_number != DAT_CONNECTION_EVENT_ESTABLISHED)
-				sb_die("endpoint %u: connection event 0x%x", i,
-				       e.event_number);
+				sb_die("endpoint %u: %s", i,
+				       dat_event_name(e.event_number));
 			est++;
 		}
 	}
@@ -591,7 +591,7 @@ double sb_dat_server_idle(struct sb_ctx *c, const struct sb_cmd *cmd)
 		 "dat_evd_wait");
 	cpu = 100 * (sb_cpu_seconds() - cpu0) / (sb_now() - t0);
 	if (e.event_number != DAT_DTO_COMPLETION_EVENT)
-		sb_die("unexpected event 0x%x", e.event_number);
+		sb_die("unexpected %s", dat_event_name(e.event_number));
 	return cpu;
 }
 

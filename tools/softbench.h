@@ -36,6 +36,8 @@
 
 #include <dat2/udat.h>
 
+#include "dat-names.h"
+
 #define SB_MAGIC	0x53424e31u	/* "SBN1" */
 #define SB_MAX_SIZE	(4u << 20)	/* largest message: 4 MiB */
 #define SB_TIMEOUT_S	60		/* any single wait longer than this is fatal */

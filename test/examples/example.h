@@ -22,6 +22,8 @@
 
 #include <dat2/udat.h>
 
+#include "dat-names.h"	/* tools/: names of events and DTO statuses */
+
 /* Every DAT call returns a DAT_RETURN; an example stops at the first error. */
 #define CHECK(call) example_check((call), #call, __FILE__, __LINE__)
 
@@ -53,8 +55,9 @@ static inline DAT_EVENT example_wait(DAT_EVD_HANDLE evd,
 
 	CHECK(dat_evd_wait(evd, EXAMPLE_TIMEOUT, 1, &event, &more));
 	if (event.event_number != expected) {
-		fprintf(stderr, "expected event 0x%x, got 0x%x\n",
-			expected, event.event_number);
+		fprintf(stderr, "expected %s, got %s\n",
+			dat_event_name(expected),
+			dat_event_name(event.event_number));
 		exit(1);
 	}
 	return event;
@@ -66,8 +69,8 @@ static inline DAT_DTO_COMPLETION_EVENT_DATA example_wait_dto(DAT_EVD_HANDLE evd)
 	DAT_EVENT e = example_wait(evd, DAT_DTO_COMPLETION_EVENT);
 
 	if (e.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS) {
-		fprintf(stderr, "DTO completed with status %d\n",
-			e.event_data.dto_completion_event_data.status);
+		fprintf(stderr, "DTO completed with %s\n",
+			dat_dto_status_name(e.event_data.dto_completion_event_data.status));
 		exit(1);
 	}
 	return e.event_data.dto_completion_event_data;

@@ -87,17 +87,26 @@ int fz_listen(uint16_t *port)
 	return fd;
 }
 
-/* Waits for @events on @fd until @deadline (ms); poll's revents, 0 at the end. */
+/*
+ * Waits for @events on @fd until @deadline (ms); poll's revents, 0 at the
+ * end. A signal does not end the wait: libFuzzer's -timeout watchdog is a
+ * SIGALRM every half timeout, which interrupts poll() (EINTR) in
+ * whichever thread it lands.
+ */
 static int wait_fd(int fd, short events, long long deadline)
 {
-	struct pollfd p = { fd, events, 0 };
-	long long left = deadline - now_ms();
+	for (;;) {
+		struct pollfd p = { fd, events, 0 };
+		long long left = deadline - now_ms();
+		int r;
 
-	if (left <= 0)
-		return 0;
-	if (poll(&p, 1, (int)left) <= 0)
-		return 0;
-	return p.revents;
+		if (left <= 0)
+			return 0;
+		r = poll(&p, 1, (int)left);
+		if (r > 0)
+			return p.revents;
+		FUZZ_CHECK(r == 0 || errno == EINTR);
+	}
 }
 
 int fz_accept(int lfd)
@@ -105,7 +114,9 @@ int fz_accept(int lfd)
 	int fd;
 
 	FUZZ_CHECK(wait_fd(lfd, POLLIN, now_ms() + FZ_WAIT_MS) != 0);
-	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	do
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	while (fd < 0 && errno == EINTR);
 	FUZZ_CHECK(fd >= 0);
 	return fd;
 }
@@ -128,11 +139,13 @@ int fz_connect(uint16_t port)
 			return fd;
 		}
 		/*
-		 * Out of ephemeral ports: this side's closed connections wait
-		 * in TIME_WAIT (it sends the first FIN). They free up.
+		 * A signal (EINTR: libFuzzer's SIGALRM), or out of ephemeral
+		 * ports: this side's closed connections wait in TIME_WAIT (it
+		 * sends the first FIN); they free up. Try again.
 		 */
-		fprintf(stderr, "fuzz: connect to port %u: %s\n", port,
-			strerror(errno));
+		if (errno != EINTR)
+			fprintf(stderr, "fuzz: connect to port %u: %s\n", port,
+				strerror(errno));
 		FUZZ_CHECK(errno == EADDRNOTAVAIL || errno == EAGAIN ||
 			   errno == EINTR);
 		close(fd);

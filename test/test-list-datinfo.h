@@ -1,0 +1,12 @@
+/* test-datinfo.c: tools/datinfo against dat.conf files of every kind */
+TEST_ENTRY(datinfo_good_entry)
+TEST_ENTRY(datinfo_malformed_line)
+TEST_ENTRY(datinfo_wrong_version)
+TEST_ENTRY(datinfo_thread_safety_default)
+TEST_ENTRY(datinfo_missing_library)
+TEST_ENTRY(datinfo_not_a_provider)
+TEST_ENTRY(datinfo_duplicate_names)
+TEST_ENTRY(datinfo_override_missing)
+TEST_ENTRY(datinfo_why_typo)
+TEST_ENTRY(datinfo_usage)
+TEST_ENTRY(datinfo_example_conf)

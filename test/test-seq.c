@@ -1,0 +1,1325 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tools/softdapl-seq: traces (provider/TRACE.md) drawn as sequence
+ * diagrams. The fixtures below are written by hand after TRACE.md: a
+ * client (pid 100) and a server (pid 200) in two files, the server's clock
+ * running behind, with a handshake, an RDMA read, a send, a lost write, a
+ * disconnect that flushes a receive, an rx whose tx is missing and two
+ * lines that are not trace lines. The pages are opened in headless
+ * Chromium, which runs the page's self-check; seq_real_* draw what the
+ * provider itself writes when an example runs with SOFTDAPL_TRACE.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provider-util.h"
+#include "test.h"
+
+#define C_CONN "conn=127.0.0.1:50312>127.0.0.1:4791"
+#define S_CONN "conn=127.0.0.1:4791>127.0.0.1:50312"
+#define NOTAG "tag=4294967295 code=0"
+
+static const char client_trace[] =
+"12:00:00.000100 100 api ia1 ia_open ret=DAT_SUCCESS\n"
+"12:00:00.000200 100 api ep1 ep_create ret=DAT_SUCCESS pz=pz1 evd=evd2\n"
+"12:00:00.000300 100 api ep1 ep_connect ret=DAT_SUCCESS addr=127.0.0.1 "
+	"port=4791 pdata=0\n"
+"12:00:00.000310 100 state ep1 UNCONNECTED to=ACTIVE_CONNECTION_PENDING "
+	"why=dat_ep_connect\n"
+"12:00:00.000400 100 tx ep1 HELLO " C_CONN " seq=0 bytes=40 pdata=0 "
+	"qual=4791\n"
+"12:00:00.000900 100 rx ep1 ACCEPT " C_CONN " seq=0 bytes=40 pdata=0\n"
+"12:00:00.000950 100 tx ep1 RTU " C_CONN " seq=1 bytes=40 pdata=0\n"
+"12:00:00.000960 100 state ep1 ACTIVE_CONNECTION_PENDING to=CONNECTED "
+	"why=\"handshake done\"\n"
+"12:00:00.000970 100 event evd2 DAT_CONNECTION_EVENT_ESTABLISHED ep=ep1\n"
+"12:00:00.001000 100 api ep1 ep_post_rdma_read ret=DAT_SUCCESS cookie=0x7 "
+	"len=32 segs=1 rkey=0x1a2b raddr=0x5000 rlen=32 flags=DEFAULT\n"
+"12:00:00.001010 100 tx ep1 READ_REQ " C_CONN " seq=2 bytes=32 len=32 ack=0 "
+	"rkey=0x1a2b addr=0x5000 tag=0 code=0\n"
+"12:00:00.001500 100 rx ep1 READ_RESP " C_CONN " seq=1 bytes=64 len=32 "
+	"ack=1 rkey=0x0 addr=0x0 tag=0 code=0\n"
+"12:00:00.001510 100 dto ep1 RDMA_READ evd=evd2 cookie=0x7 "
+	"status=DAT_DTO_SUCCESS len=32\n"
+"12:00:00.001600 100 api ep1 ep_post_send ret=DAT_SUCCESS cookie=0x8 "
+	"len=20 segs=1 flags=DEFAULT\n"
+"12:00:00.001610 100 tx ep1 SEND " C_CONN " seq=3 bytes=52 len=20 ack=1 "
+	"rkey=0x0 addr=0x0 " NOTAG "\n"
+"12:00:00.001660 100 rx ep1 ACK " C_CONN " seq=2 bytes=32 len=0 ack=2 "
+	"rkey=0x0 addr=0x0 " NOTAG "\n"
+"12:00:00.001670 100 dto ep1 SEND evd=evd2 cookie=0x8 "
+	"status=DAT_DTO_SUCCESS len=20\n"
+"12:00:00.001700 100 api ep1 ep_post_rdma_write ret=DAT_SUCCESS cookie=0x9 "
+	"len=16 segs=1 rkey=0x3c4d raddr=0x6000 rlen=16 flags=DEFAULT\n"
+"12:00:00.001710 100 tx ep1 WRITE " C_CONN " seq=4 bytes=48 len=16 ack=1 "
+	"rkey=0x3c4d addr=0x6000 " NOTAG "\n"
+"12:00:00.002200 100 api ep1 ep_disconnect ret=DAT_SUCCESS flags=ABRUPT\n"
+"12:00:00.002210 100 state ep1 CONNECTED to=DISCONNECTED "
+	"why=dat_ep_disconnect\n"
+"12:00:00.002220 100 tx ep1 DISCONNECT " C_CONN " seq=5 bytes=32 len=0 "
+	"ack=1 rkey=0x0 addr=0x0 " NOTAG "\n"
+"12:00:00.002230 100 dto ep1 RDMA_WRITE evd=evd2 cookie=0x9 "
+	"status=DAT_DTO_ERR_FLUSHED len=0\n"
+"12:00:00.002240 100 event evd2 DAT_CONNECTION_EVENT_DISCONNECTED ep=ep1\n"
+"12:00:00.002250 100 api ep1 ep_post_send ret=DAT_INVALID_STATE "
+	"cookie=0xa len=4 segs=1 flags=DEFAULT\n"
+"12:00:00.002300 100 api ep1 ep_free ret=DAT_SUCCESS\n";
+
+/* Its clock is behind: its rx lines carry times before their tx. */
+static const char server_trace[] =
+"11:59:59.999000 200 api psp1 psp_create ret=DAT_SUCCESS port=4791 "
+	"evd=evd1\n"
+"11:59:59.999100 200 api ep1 ep_create ret=DAT_SUCCESS pz=pz1 evd=evd2\n"
+"11:59:59.999200 200 api ep1 ep_post_recv ret=DAT_SUCCESS cookie=0x1 "
+	"len=64 segs=1 flags=DEFAULT\n"
+"11:59:59.999210 200 api ep1 ep_post_recv ret=DAT_SUCCESS cookie=0x2 "
+	"len=64 segs=1 flags=DEFAULT\n"
+"12:00:00.000200 200 rx - HELLO " S_CONN " seq=0 bytes=40 pdata=0 "
+	"qual=4791 sp=psp1\n"
+"12:00:00.000210 200 event evd1 DAT_CONNECTION_REQUEST_EVENT cr=cr1 "
+	"sp=psp1\n"
+"12:00:00.000300 200 api cr1 cr_accept ret=DAT_SUCCESS ep=ep1 pdata=0\n"
+"12:00:00.000310 200 state ep1 UNCONNECTED to=PASSIVE_CONNECTION_PENDING "
+	"why=dat_cr_accept\n"
+"12:00:00.000320 200 tx ep1 ACCEPT " S_CONN " seq=0 bytes=40 pdata=0\n"
+"12:00:00.000700 200 rx ep1 RTU " S_CONN " seq=1 bytes=40 pdata=0\n"
+"12:00:00.000710 200 state ep1 PASSIVE_CONNECTION_PENDING to=CONNECTED "
+	"why=\"handshake done\"\n"
+"12:00:00.000720 200 event evd2 DAT_CONNECTION_EVENT_ESTABLISHED ep=ep1\n"
+"12:00:00.000750 200 rx ep1 READ_REQ " S_CONN " seq=2 bytes=32 len=32 "
+	"ack=0 rkey=0x1a2b addr=0x5000 tag=0 code=0\n"
+"12:00:00.000760 200 tx ep1 READ_RESP " S_CONN " seq=1 bytes=64 len=32 "
+	"ack=1 rkey=0x0 addr=0x0 tag=0 code=0\n"
+"12:00:00.001320 200 rx ep1 SEND " S_CONN " seq=3 bytes=52 len=20 ack=1 "
+	"rkey=0x0 addr=0x0 " NOTAG "\n"
+"12:00:00.001330 200 dto ep1 RECEIVE evd=evd2 cookie=0x1 "
+	"status=DAT_DTO_SUCCESS len=20\n"
+"12:00:00.001340 200 tx ep1 ACK " S_CONN " seq=2 bytes=32 len=0 ack=2 "
+	"rkey=0x0 addr=0x0 " NOTAG "\n"
+"this is not a trace line\n"
+"12:00:00.001400 200 warp ep1 FOO x=1\n"
+"12:00:00.002000 200 rx ep1 DISCONNECT " S_CONN " seq=5 bytes=32 len=0 "
+	"ack=1 rkey=0x0 addr=0x0 " NOTAG "\n"
+"12:00:00.002010 200 state ep1 CONNECTED to=DISCONNECTED "
+	"why=\"peer closed\"\n"
+"12:00:00.002020 200 dto ep1 RECEIVE evd=evd2 cookie=0x2 "
+	"status=DAT_DTO_ERR_FLUSHED len=0\n"
+"12:00:00.002030 200 event evd2 DAT_CONNECTION_EVENT_DISCONNECTED ep=ep1\n"
+"12:00:00.002040 200 rx ep1 ACK " S_CONN " seq=6 bytes=32 len=0 ack=3 "
+	"rkey=0x0 addr=0x0 " NOTAG "\n";
+
+static const char *seq_tool(void)
+{
+	static char path[1024];
+
+	snprintf(path, sizeof(path), "%s/../tools/softdapl-seq",
+		 test_builddir());
+	return path;
+}
+
+/*
+ * Runs softdapl-seq with the NULL-terminated arguments; returns its exit
+ * status, and its output (stdout and stderr) in *out (free it).
+ */
+static int run_seq(char **out, ...)
+{
+	const char *argv[32];
+	va_list ap;
+	int n = 0, status;
+
+	argv[n++] = seq_tool();
+	va_start(ap, out);
+	while ((argv[n] = va_arg(ap, const char *)) != NULL && n < 30)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	ASSERT_OK(test_run_cmd(60, &status, out, argv));
+	ASSERT(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void write_fixture(void)
+{
+	test_write_file("client.trace", client_trace);
+	test_write_file("server.trace", server_trace);
+}
+
+/*
+ * strstr by hand: ASan's strstr measures the whole haystack at each call,
+ * which makes searching a long page again and again quadratic.
+ */
+static const char *find(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *s; s++)
+		if (*s == needle[0] && strncmp(s, needle, n) == 0)
+			return s;
+	return NULL;
+}
+
+/* Occurrences of @needle in @s. */
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+
+	while ((s = find(s, needle)) != NULL) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
+/* The frame group (<g class="frame ...">...</g>) whose attributes contain
+ * all of @a and @b; a malloc'd copy, or NULL. */
+static char *find_frame(const char *doc, const char *a, const char *b)
+{
+	const char *p = doc;
+
+	while ((p = strstr(p, "<g class=\"frame ")) != NULL) {
+		const char *gt = strchr(p, '>'), *end = strstr(p, "</g>");
+		size_t head = gt ? (size_t)(gt - p) : 0;
+
+		if (gt == NULL || end == NULL)
+			return NULL;
+		if (memmem(p, head, a, strlen(a)) != NULL &&
+		    (b == NULL || memmem(p, head, b, strlen(b)) != NULL))
+			return strndup(p, (size_t)(end - p));
+		p = end;
+	}
+	return NULL;
+}
+
+/* The integer value of attribute @name="N" in the element at @s, or -1. */
+static long attr(const char *s, const char *name)
+{
+	char key[64], elem[512];
+	const char *p;
+	size_t n;
+
+	for (n = 0; n < sizeof(elem) - 1 && s[n] && s[n] != '>'; n++)
+		elem[n] = s[n];
+	elem[n] = '\0';
+	snprintf(key, sizeof(key), " %s=\"", name);
+	p = strstr(elem, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* Every arrow of a frame (a <line> in a frame group) goes down or across. */
+static int arrows_go_down(const char *doc)
+{
+	const char *p = doc;
+	int n = 0;
+
+	while ((p = find(p, "<g class=\"frame ")) != NULL) {
+		const char *l = find(p, "<line ");
+
+		ASSERT_NOT_NULL(l);
+		ASSERT_GE(attr(l, "y1"), 0);
+		if (attr(l, "y2") < attr(l, "y1"))
+			TEST_FAIL("an arrow goes up: %.300s", p);
+		n++;
+		p = l;
+	}
+	return n;
+}
+
+/*
+ * The files of @paths (NULL-terminated) are well-formed XML (an SVG that
+ * is not does not show at all): checked with python3's parser when there
+ * is one.
+ */
+static void check_xmlv(const char *const paths[])
+{
+	const char *argv[16] = { "python3", "-c",
+		"import sys, xml.etree.ElementTree as E\n"
+		"for p in sys.argv[1:]: E.parse(p)\n" };
+	char *out;
+	int status, n = 3;
+
+	if (test_find_program("python3") == NULL)
+		return;
+	while (*paths != NULL && n < 15)
+		argv[n++] = *paths++;
+	argv[n] = NULL;
+	ASSERT_OK(test_run_cmd(60, &status, &out, argv));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("not well-formed XML:\n%s", out);
+	free(out);
+}
+
+static void check_xml(const char *path)
+{
+	const char *paths[] = { path, NULL };
+
+	check_xmlv(paths);
+}
+
+/* What every drawing of the fixture holds. */
+static void check_fixture_drawing(const char *doc)
+{
+	char *f;
+
+	/* Lifelines: the two EPs, the service point, the client's process. */
+	ASSERT_EQ(count(doc, "<g class=\"lifeline "), 4);
+	ASSERT_EQ(count(doc, "<g class=\"lifeline ep\""), 2);
+	ASSERT_STR_CONTAINS(doc, "ep1 (pid 100)");
+	ASSERT_STR_CONTAINS(doc, "ep1 (pid 200)");
+	ASSERT_STR_CONTAINS(doc, "127.0.0.1:50312");
+
+	/* The read: request and response, each matched with its rx. */
+	f = find_frame(doc, "data-op=\"READ_REQ\"", "data-seq=\"2\"");
+	ASSERT_NOT_NULL(f);
+	ASSERT(strstr(f, " stub") == NULL);
+	ASSERT_STR_CONTAINS(f, "data-tx=\"client.trace:11\"");
+	ASSERT_STR_CONTAINS(f, "data-rx=\"server.trace:13\"");
+	ASSERT_STR_CONTAINS(f, "rkey=0x1a2b");
+	free(f);
+	f = find_frame(doc, "data-op=\"READ_RESP\"", "data-seq=\"1\"");
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, "data-rx=\"client.trace:12\"");
+	free(f);
+
+	/* The passive side's HELLO, read before its EP was known. */
+	f = find_frame(doc, "data-op=\"HELLO\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT(strstr(f, "data-rx=\"server.trace:5\"") != NULL);
+	free(f);
+
+	/* The lost WRITE ends in a stub; the ACK without tx starts in one. */
+	f = find_frame(doc, "data-op=\"WRITE\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, "data-rx=\"missing\"");
+	ASSERT_STR_CONTAINS(f, " stub");
+	free(f);
+	f = find_frame(doc, "data-op=\"ACK\"", "data-seq=\"6\"");
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, "data-tx=\"missing\"");
+	free(f);
+
+	/* Completions, states, events and a failed call. */
+	ASSERT_EQ(count(doc, "data-status=\"DAT_DTO_SUCCESS\""), 3);
+	ASSERT_EQ(count(doc, "data-status=\"DAT_DTO_ERR_FLUSHED\""), 2);
+	ASSERT_EQ(count(doc, "<g class=\"dto err\""), 2);
+	ASSERT_EQ(count(doc, "<g class=\"state\""), 6);
+	ASSERT_STR_CONTAINS(doc, "data-to=\"DISCONNECTED\"");
+	ASSERT_STR_CONTAINS(doc, "data-event=\"DAT_CONNECTION_REQUEST_EVENT\"");
+	ASSERT_STR_CONTAINS(doc, "data-ret=\"DAT_INVALID_STATE\"");
+	ASSERT_STR_CONTAINS(doc, "peer closed");
+
+	/* 10 frames; causality wins over the server's slow clock. */
+	ASSERT_EQ(arrows_go_down(doc), 10);
+}
+
+TEST_IMPL(seq_fixture_svg)
+{
+	char *out, *doc;
+
+	write_fixture();
+	ASSERT_EQ(run_seq(&out, "-o", "fixture.svg", "client.trace",
+			  "server.trace", NULL), 0);
+	/* The two lines that are not trace lines, by file:line. */
+	ASSERT_STR_CONTAINS(out, "server.trace:18:");
+	ASSERT_STR_CONTAINS(out, "server.trace:19:");
+	ASSERT_EQ(count(out, "skipped:"), 2);
+	free(out);
+	doc = test_read_file("fixture.svg");
+	ASSERT_NOT_NULL(doc);
+	ASSERT(strncmp(doc, "<?xml", 5) == 0);
+	ASSERT_STR_CONTAINS(doc, "xmlns=\"http://www.w3.org/2000/svg\"");
+	ASSERT(strstr(doc, "<script") == NULL);
+	ASSERT(strstr(doc, "http://") == strstr(doc, "http://www.w3.org/2000/svg"));
+	check_fixture_drawing(doc);
+	free(doc);
+	check_xml("fixture.svg");
+
+	/* The same from standard input, as HTML on standard output. */
+	ASSERT_EQ(run_seq(&out, "--format", "html", "client.trace", NULL), 0);
+	ASSERT_STR_CONTAINS(out, "<!DOCTYPE html>");
+	ASSERT_STR_CONTAINS(out, "ep1 (pid 100)");
+	/* Self-contained: nothing to fetch. */
+	ASSERT(strstr(out, "http") == NULL);
+	ASSERT(strstr(out, "src=") == NULL);
+	ASSERT(strstr(out, "@import") == NULL);
+	ASSERT(strstr(out, "href") == NULL);
+	free(out);
+	return 0;
+}
+
+TEST_IMPL(seq_options)
+{
+	char *out, *doc, *f;
+
+	write_fixture();
+
+	/* --hide-acks */
+	ASSERT_EQ(run_seq(&out, "--hide-acks", "-o", "a.svg", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("a.svg");
+	ASSERT(strstr(doc, "data-op=\"ACK\"") == NULL);
+	ASSERT_STR_CONTAINS(doc, "data-op=\"SEND\"");
+	free(doc);
+
+	/* --ep: one lifeline; its frames end in stubs. */
+	ASSERT_EQ(run_seq(&out, "--ep", "100:ep1", "-o", "b.html",
+			  "client.trace", "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("b.html");
+	ASSERT_EQ(count(doc, "<g class=\"lifeline "), 1);
+	ASSERT_STR_CONTAINS(doc, "ep1 (pid 100)");
+	f = find_frame(doc, "data-op=\"READ_REQ\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, "data-rx=\"missing\"");
+	free(f);
+	free(doc);
+
+	/* -e adds up. */
+	ASSERT_EQ(run_seq(&out, "-e", "100:ep1", "--ep", "psp1", "-o", "b.svg",
+			  "client.trace", "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("b.svg");
+	ASSERT_EQ(count(doc, "<g class=\"lifeline "), 2);
+	free(doc);
+
+	/* --ep by name in every process, and -P. */
+	ASSERT_EQ(run_seq(&out, "-e", "ep1", "-o", "c.svg", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("c.svg");
+	ASSERT_EQ(count(doc, "<g class=\"lifeline "), 2);
+	free(doc);
+	ASSERT_EQ(run_seq(&out, "-P", "-o", "c.svg", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("c.svg");
+	ASSERT_EQ(count(doc, "<g class=\"lifeline "), 3);
+	free(doc);
+
+	/* A time window: the read only (absolute and relative forms). */
+	ASSERT_EQ(run_seq(&out, "--from", "12:00:00.001000", "--to",
+			  "12:00:00.001510", "-o", "d.svg", "client.trace", NULL),
+		  0);
+	free(out);
+	doc = test_read_file("d.svg");
+	ASSERT_STR_CONTAINS(doc, "data-op=\"READ_REQ\"");
+	ASSERT(strstr(doc, "data-op=\"HELLO\"") == NULL);
+	ASSERT(strstr(doc, "data-op=\"SEND\"") == NULL);
+	/* The process's lifeline has nothing left in the window. */
+	ASSERT_EQ(count(doc, "<g class=\"lifeline "), 1);
+	free(doc);
+	ASSERT_EQ(run_seq(&out, "--from", "+0.0009", "--to", "+0.00141",
+			  "-o", "d.svg", "client.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("d.svg");
+	ASSERT_STR_CONTAINS(doc, "data-op=\"READ_REQ\"");
+	ASSERT(strstr(doc, "data-op=\"HELLO\"") == NULL);
+	free(doc);
+
+	/* Nothing to draw: exit 1, and no file written. */
+	test_write_file("junk.trace", "not a trace\nnor this\n");
+	ASSERT_EQ(run_seq(&out, "-o", "e.svg", "junk.trace", NULL), 1);
+	ASSERT_STR_CONTAINS(out, "junk.trace:1:");
+	ASSERT_STR_CONTAINS(out, "junk.trace:2:");
+	ASSERT_STR_CONTAINS(out, "nothing to draw");
+	free(out);
+	ASSERT_NULL(test_read_file("e.svg"));
+	ASSERT_EQ(run_seq(&out, "--ep", "ep9", "-o", "e.svg", "client.trace",
+			  NULL), 1);
+	free(out);
+	ASSERT_EQ(run_seq(&out, "-o", "e.svg", "missing.trace", NULL), 1);
+	ASSERT_STR_CONTAINS(out, "missing.trace");
+	free(out);
+	/* A program's output mixed in: 20 lines named, the rest counted. */
+	{
+		char noisy[4096] = "";
+		int i;
+
+		for (i = 0; i < 25; i++)
+			strcat(noisy, "read 32 bytes\n");
+		strcat(noisy, "12:00:00.000001 1 api ia1 ia_open "
+		       "ret=DAT_SUCCESS\n");
+		test_write_file("noisy.trace", noisy);
+	}
+	ASSERT_EQ(run_seq(&out, "-o", "f.svg", "noisy.trace", NULL), 0);
+	ASSERT_STR_CONTAINS(out, "noisy.trace:20: skipped");
+	ASSERT(strstr(out, "noisy.trace:21:") == NULL);
+	ASSERT_STR_CONTAINS(out, "noisy.trace: 5 more lines skipped");
+	ASSERT_STR_CONTAINS(out, "25 lines skipped");
+	free(out);
+
+	/* Empty standard input (the runner gives /dev/null). */
+	ASSERT_EQ(run_seq(&out, "-o", "e.svg", NULL), 1);
+	free(out);
+
+	/* Usage errors, and --help. */
+	ASSERT_EQ(run_seq(&out, "-o", "e.png", "client.trace", NULL), 2);
+	ASSERT_STR_CONTAINS(out, ".html, .svg or .txt");
+	free(out);
+	ASSERT_EQ(run_seq(&out, "--format", "pdf", "client.trace", NULL), 2);
+	free(out);
+	ASSERT_EQ(run_seq(&out, "--from", "noon", "client.trace", NULL), 2);
+	free(out);
+	ASSERT_EQ(run_seq(&out, "--bogus", NULL), 2);
+	free(out);
+	ASSERT_EQ(run_seq(&out, "--help", NULL), 0);
+	ASSERT_STR_CONTAINS(out, "usage: softdapl-seq");
+	ASSERT_STR_CONTAINS(out, "--hide-acks");
+	ASSERT_STR_CONTAINS(out, "--text");
+	free(out);
+	return 0;
+}
+
+/*
+ * Hostile input: quoted values, unknown keys, broken pairs, bytes that are
+ * not UTF-8, control characters and markup; the output stays well-formed.
+ */
+TEST_IMPL(seq_odd_lines)
+{
+	char *out, *doc;
+
+	test_write_file("odd.trace",
+		"12:00:00.000001 7 error - msg msg=\"a <b> & 'c' \xff\x01 d\"\n"
+		"12:00:00.000002 7 api ep1 ep_create ret=DAT_SUCCESS newkey=1\n"
+		"12:00:00.000003 7 api ep1 ep_free ret=DAT_SUCCESS broken\n"
+		"12:00:00.000004 7 api ep1 ep_free why=\"unterminated\n"
+		"12:00:00.000005 7 tx ep1 SEND seq=1\n"
+		"12:00:00.000006 7 state ep1 UNCONNECTED to=CONNECTED "
+			"why=\"<script>\"\n"
+		"25:00:00.000007 7 api ep1 ep_free ret=DAT_SUCCESS\n"
+		"12:00:00.000008 x api ep1 ep_free ret=DAT_SUCCESS\n"
+		"12:00:00.000009 7 api\n");
+	ASSERT_EQ(run_seq(&out, "-o", "odd.svg", "odd.trace", NULL), 0);
+	ASSERT_STR_CONTAINS(out, "odd.trace:3:");
+	ASSERT_STR_CONTAINS(out, "odd.trace:4:");
+	ASSERT_STR_CONTAINS(out, "odd.trace:5:");
+	ASSERT_STR_CONTAINS(out, "odd.trace:7:");
+	ASSERT_STR_CONTAINS(out, "odd.trace:8:");
+	ASSERT_STR_CONTAINS(out, "odd.trace:9:");
+	ASSERT_EQ(count(out, "skipped:"), 6);
+	free(out);
+	doc = test_read_file("odd.svg");
+	ASSERT_STR_CONTAINS(doc, "a &lt;b&gt; &amp; &#39;c&#39; ?? d");
+	ASSERT_STR_CONTAINS(doc, "&lt;script&gt;");
+	ASSERT(strstr(doc, "<script") == NULL);
+	ASSERT(strstr(doc, "\xff") == NULL);
+	free(doc);
+	check_xml("odd.svg");
+	return 0;
+}
+
+/*
+ * Datagrams (UD) have no seq: a tx goes with the rx of the latest datagram
+ * sent on the pair before it arrived; a lost one ends in a stub. Both
+ * processes write into one file here.
+ */
+TEST_IMPL(seq_ud_datagrams)
+{
+	char *out, *doc, *f;
+
+#define UD_A "conn=127.0.0.1:5000>127.0.0.1:6000 "
+#define UD_B "conn=127.0.0.1:6000>127.0.0.1:5000 "
+	test_write_file("ud.trace",
+		"12:00:00.000100 1 tx ep1 DATA " UD_A "bytes=64 src_qpn=1 "
+			"dst_qpn=2\n"
+		"12:00:00.000150 2 rx ep1 DATA " UD_B "bytes=64 src_qpn=1 "
+			"dst_qpn=2\n"
+		"12:00:00.000160 2 dto ep1 RECV_UD evd=evd1 cookie=0x1 "
+			"status=DAT_DTO_SUCCESS len=24 " UD_B "\n"
+		"12:00:00.000200 1 tx ep1 DATA " UD_A "bytes=65 src_qpn=1 "
+			"dst_qpn=2\n"
+		"12:00:00.000300 1 tx ep1 DATA " UD_A "bytes=66 src_qpn=1 "
+			"dst_qpn=2\n"
+		"12:00:00.000350 2 rx ep1 DATA " UD_B "bytes=66 src_qpn=1 "
+			"dst_qpn=2 bad=\"no receive posted\"\n");
+#undef UD_A
+#undef UD_B
+	ASSERT_EQ(run_seq(&out, "-o", "ud.svg", "ud.trace", NULL), 0);
+	ASSERT(strstr(out, "skipped") == NULL);
+	free(out);
+	doc = test_read_file("ud.svg");
+	ASSERT_EQ(count(doc, "<g class=\"frame "), 3);
+	ASSERT_EQ(count(doc, "<g class=\"lifeline ep\""), 2);
+	f = find_frame(doc, "data-tx=\"ud.trace:1\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, "data-rx=\"ud.trace:2\"");
+	ASSERT_STR_CONTAINS(f, "DATA bytes=64 src_qpn=1 dst_qpn=2");
+	free(f);
+	f = find_frame(doc, "data-tx=\"ud.trace:4\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, "data-rx=\"missing\"");
+	free(f);
+	f = find_frame(doc, "data-tx=\"ud.trace:5\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, "data-rx=\"ud.trace:6\"");
+	ASSERT_STR_CONTAINS(f, "data-bad=\"no receive posted\"");
+	ASSERT_STR_CONTAINS(f, "refused: no receive posted");
+	free(f);
+	ASSERT_EQ(arrows_go_down(doc), 3);
+	free(doc);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Plain text (--text, -o FILE.txt)
+ */
+
+/*
+ * @doc is pure ASCII (printable characters and newlines), ends in a
+ * newline, and no line is longer than @width; returns its lines.
+ */
+static int check_text(const char *doc, int width)
+{
+	const char *p, *line = doc;
+	int lines = 0;
+
+	ASSERT_NOT_NULL(doc);
+	for (p = doc; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\n') {
+			if (p - line > width)
+				TEST_FAIL("a line of %d columns, want %d at most:"
+					  "\n%.*s", (int)(p - line), width,
+					  (int)(p - line), line);
+			line = p + 1;
+			lines++;
+		} else if (c < 0x20 || c > 0x7e) {
+			TEST_FAIL("byte 0x%02x at offset %ld is not printable "
+				  "ASCII", c, (long)(p - doc));
+		}
+	}
+	ASSERT(p == line);
+	return lines;
+}
+
+/* The first line of @doc that contains @needle: a malloc'd copy without
+ * its newline, or NULL. */
+static char *text_line(const char *doc, const char *needle)
+{
+	const char *p = find(doc, needle), *b, *e;
+
+	if (p == NULL)
+		return NULL;
+	for (b = p; b > doc && b[-1] != '\n'; b--)
+		;
+	e = strchr(p, '\n');
+	return strndup(b, e ? (size_t)(e - b) : strlen(b));
+}
+
+/*
+ * The line under the headers: the first made of nothing but spaces and at
+ * least one '|' (the lifelines' heads); NULL if none.
+ */
+static const char *lifeline_row(const char *doc)
+{
+	const char *line = doc;
+
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+
+		if (n > 0 && strspn(line, " |") == n &&
+		    memchr(line, '|', n) != NULL)
+			return line;
+		line += n + (line[n] == '\n');
+	}
+	return NULL;
+}
+
+/* The lifelines' columns, from lifeline_row(): how many, at most @max. */
+static int lifeline_cols(const char *doc, int *cols, int max)
+{
+	const char *line = lifeline_row(doc);
+	int k = 0, i;
+
+	for (i = 0; line != NULL && line[i] && line[i] != '\n' && k < max; i++)
+		if (line[i] == '|')
+			cols[k++] = i;
+	return k;
+}
+
+/*
+ * @line holds an arrow from the lifeline at column @from to the one at
+ * @to: both ends are lifelines, the head ('>' or '<') touches @to, and no
+ * lifeline is between them.
+ */
+static void check_arrow(const char *line, int from, int to)
+{
+	int lo = from < to ? from : to, hi = from < to ? to : from, i;
+
+	ASSERT_NOT_NULL(line);
+	if ((int)strlen(line) <= hi || line[lo] != '|' || line[hi] != '|' ||
+	    (to > from ? line[to - 1] != '>' : line[to + 1] != '<') ||
+	    (to > from ? line[from + 1] != '-' : line[from - 1] != '-'))
+		TEST_FAIL("not an arrow from column %d to %d:\n%s", from, to,
+			  line);
+	for (i = lo + 1; i < hi; i++)
+		if (line[i] == '|')
+			TEST_FAIL("a lifeline inside the arrow:\n%s", line);
+}
+
+/* The index of the line of @doc that holds @needle, or -1. */
+static long line_no(const char *doc, const char *needle)
+{
+	const char *p = find(doc, needle), *q;
+	long n = 0;
+
+	if (p == NULL)
+		return -1;
+	for (q = doc; q < p; q++)
+		n += *q == '\n';
+	return n;
+}
+
+TEST_IMPL(seq_text_fixture)
+{
+	char *out, *doc, *l, *many;
+	int cols[8], i;
+
+	write_fixture();
+
+	/* The two EPs: the client's on the left, the server's on the right. */
+	ASSERT_EQ(run_seq(&out, "--text", "-e", "ep1", "-o", "ep.txt",
+			  "client.trace", "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("ep.txt");
+	printf("%s", doc);
+	check_text(doc, 100);
+	ASSERT_EQ(lifeline_cols(doc, cols, 8), 2);
+	ASSERT_STR_CONTAINS(doc, "ep1 (pid 100)");
+	ASSERT_STR_CONTAINS(doc, "ep1 (pid 200)");
+	ASSERT_LT(find(doc, "ep1 (pid 100)") - doc,
+		  find(doc, "ep1 (pid 200)") - doc);
+	ASSERT_STR_CONTAINS(doc, "local 127.0.0.1:50312");
+
+	/* The read: the request to the right, the response back. */
+	l = text_line(doc, "READ_REQ seq=2");
+	check_arrow(l, cols[0], cols[1]);
+	ASSERT_STR_CONTAINS(l, "rkey=0x1a2b");
+	/* Its time: 2010 us after the server's first line. */
+	ASSERT(strncmp(l + strspn(l, " "), "2010 ", 5) == 0);
+	free(l);
+	l = text_line(doc, "READ_RESP seq=1");
+	check_arrow(l, cols[1], cols[0]);
+	free(l);
+	l = text_line(doc, "[ok] RDMA_READ len=32 cookie=0x7");
+	ASSERT_NOT_NULL(l);
+	ASSERT_EQ(l[cols[0]], '*');
+	free(l);
+	ASSERT_LT(line_no(doc, "READ_REQ seq=2"), line_no(doc,
+							   "READ_RESP seq=1"));
+	ASSERT_LT(line_no(doc, "READ_RESP seq=1"),
+		  line_no(doc, "[ok] RDMA_READ"));
+	/* One row per frame: its rx has none of its own. */
+	ASSERT_EQ(count(doc, "READ_REQ"), 1);
+
+	/* The send, its receive on the server, the ACK back. */
+	l = text_line(doc, "SEND seq=3");
+	check_arrow(l, cols[0], cols[1]);
+	free(l);
+	l = text_line(doc, "[ok] RECEIVE len=20 cookie=0x1");
+	ASSERT_NOT_NULL(l);
+	ASSERT_EQ(l[cols[1]], '*');
+	free(l);
+	/* The lost WRITE ends in a cross; the ACK without tx starts in 'o'. */
+	l = text_line(doc, "WRITE seq=4");
+	ASSERT_NOT_NULL(l);
+	ASSERT_STR_CONTAINS(l, "--x");
+	free(l);
+	l = text_line(doc, "ACK seq=6");
+	ASSERT_NOT_NULL(l);
+	ASSERT_STR_CONTAINS(l, "o--");
+	free(l);
+	/* Flushed completions, states, events, a failed call. */
+	ASSERT_STR_CONTAINS(doc, "[FLUSHED] RDMA_WRITE len=0 cookie=0x9");
+	ASSERT_STR_CONTAINS(doc, "[FLUSHED] RECEIVE len=0 cookie=0x2");
+	ASSERT_STR_CONTAINS(doc, "CONNECTED => DISCONNECTED (peer closed)");
+	ASSERT_STR_CONTAINS(doc, "event CONNECTION_EVENT_ESTABLISHED");
+	ASSERT_STR_CONTAINS(doc, "ep_post_send cookie=0xa len=4 -> "
+			    "DAT_INVALID_STATE");
+	free(doc);
+
+	/* Every lifeline, in 100 columns; ACKs hidden. */
+	ASSERT_EQ(run_seq(&out, "-o", "all.txt", "--hide-acks", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("all.txt");
+	check_text(doc, 100);
+	ASSERT_EQ(lifeline_cols(doc, cols, 8), 4);
+	ASSERT_STR_CONTAINS(doc, "process 100");
+	ASSERT_STR_CONTAINS(doc, "psp1 (pid 200)");
+	ASSERT(strstr(doc, "ACK seq") == NULL);
+	ASSERT_STR_CONTAINS(doc, "HELLO seq=0");
+	free(doc);
+
+	/* Narrow: 40 columns hold it all, cut; 39 is refused. */
+	ASSERT_EQ(run_seq(&out, "--text", "-W", "40", "-o", "narrow.txt",
+			  "client.trace", "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("narrow.txt");
+	check_text(doc, 40);
+	ASSERT_EQ(lifeline_cols(doc, cols, 8), 4);
+	ASSERT_STR_CONTAINS(doc, "...");
+	free(doc);
+	ASSERT_EQ(run_seq(&out, "--text", "--width", "39", "client.trace",
+			  NULL), 2);
+	ASSERT_STR_CONTAINS(out, "--width 39");
+	free(out);
+
+	/* To standard output: --text, -f text and -o - are the same. */
+	ASSERT_EQ(run_seq(&out, "-o", "c.txt", "client.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("c.txt");
+	check_text(doc, 100);
+	ASSERT_EQ(run_seq(&out, "--text", "client.trace", NULL), 0);
+	ASSERT_STR_EQ(out, doc);
+	free(out);
+	ASSERT_EQ(run_seq(&out, "-f", "text", "-o", "-", "client.trace", NULL),
+		  0);
+	ASSERT_STR_EQ(out, doc);
+	free(out);
+	free(doc);
+
+	/* More lifelines than 40 columns hold: nothing written, exit 1. */
+	many = malloc(16 * 80);
+	ASSERT_NOT_NULL(many);
+	many[0] = '\0';
+	for (i = 1; i <= 12; i++)
+		sprintf(many + strlen(many), "12:00:00.%06d 1 api ep%d "
+			"ep_create ret=DAT_SUCCESS\n", i, i);
+	test_write_file("many.trace", many);
+	free(many);
+	ASSERT_EQ(run_seq(&out, "-W", "40", "-o", "many.txt", "many.trace",
+			  NULL), 1);
+	ASSERT_STR_CONTAINS(out, "12 lifelines do not fit in 40 columns");
+	free(out);
+	ASSERT_NULL(test_read_file("many.txt"));
+	ASSERT_EQ(run_seq(&out, "-W", "100", "-o", "many.txt", "many.trace",
+			  NULL), 0);
+	free(out);
+	doc = test_read_file("many.txt");
+	check_text(doc, 100);
+	ASSERT_EQ(lifeline_cols(doc, cols, 8), 8);
+	free(doc);
+
+	/* Characters that are not ASCII, markup, a refused datagram. */
+	test_write_file("u.trace",
+		"12:00:00.000001 7 error - msg msg=\"caf\xc3\xa9 <b> \xff\"\n"
+		"12:00:00.000002 7 tx ep1 DATA conn=1.1.1.1:5>2.2.2.2:6 "
+			"bytes=64 src_qpn=1 dst_qpn=2\n"
+		"12:00:00.000003 8 rx ep1 DATA conn=2.2.2.2:6>1.1.1.1:5 "
+			"bytes=64 src_qpn=1 dst_qpn=2 bad=\"no receive "
+			"posted\"\n");
+	ASSERT_EQ(run_seq(&out, "--text", "-o", "u.txt", "u.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("u.txt");
+	printf("%s", doc);
+	check_text(doc, 100);
+	ASSERT_STR_CONTAINS(doc, "error: caf? <b> ?");
+	ASSERT_STR_CONTAINS(doc, "refused: no receive posted");
+	ASSERT_EQ(lifeline_cols(doc, cols, 8), 3);
+	l = text_line(doc, "DATA bytes=64");
+	check_arrow(l, cols[1], cols[2]);
+	free(l);
+	free(doc);
+	return 0;
+}
+
+/* Thousands of lines, two processes: all drawn, matched, in order. */
+TEST_IMPL(seq_long_trace)
+{
+	enum { N = 2000 };
+	FILE *a, *b;
+	char *out, *doc;
+	int i;
+
+	a = fopen("a.trace", "w");
+	b = fopen("b.trace", "w");
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	for (i = 0; i < N; i++) {
+		int us = 10 + i * 10;
+
+		fprintf(a, "12:00:%02d.%06d 1 tx ep1 SEND " C_CONN " seq=%d "
+			"bytes=40 len=8 ack=%d rkey=0x0 addr=0x0 " NOTAG "\n",
+			us / 1000000, us % 1000000, i, i);
+		/* The receiver's clock is 5 us behind: rx "before" tx. */
+		fprintf(b, "12:00:%02d.%06d 2 rx ep1 SEND " S_CONN " seq=%d "
+			"bytes=40 len=8 ack=%d rkey=0x0 addr=0x0 " NOTAG "\n",
+			us / 1000000, us % 1000000 - 5, i, i);
+		fprintf(b, "12:00:%02d.%06d 2 dto ep1 RECEIVE evd=evd1 "
+			"cookie=0x%x status=DAT_DTO_SUCCESS len=8\n",
+			us / 1000000, us % 1000000 - 4, i);
+	}
+	ASSERT_OK(fclose(a));
+	ASSERT_OK(fclose(b));
+	ASSERT_EQ(run_seq(&out, "-o", "long.html", "a.trace", "b.trace",
+			  NULL), 0);
+	ASSERT(strstr(out, "skipped") == NULL);
+	free(out);
+	doc = test_read_file("long.html");
+	ASSERT_NOT_NULL(doc);
+	ASSERT_EQ(count(doc, "<g class=\"frame "), N);
+	ASSERT_EQ(count(doc, "data-rx=\"missing\""), 0);
+	ASSERT_EQ(count(doc, "<g class=\"dto ok\""), N);
+	ASSERT_EQ(arrows_go_down(doc), N);
+	free(doc);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Headless Chromium
+ */
+
+/*
+ * Decodes a PNG (8-bit RGB or RGBA, not interlaced) and prints
+ * "png WIDTH HEIGHT NONWHITE": the pixels that are not white.
+ */
+static const char png_py[] =
+"import struct, sys, zlib\n"
+"d = open(sys.argv[1], 'rb').read()\n"
+"assert d[:8] == b'\\x89PNG\\r\\n\\x1a\\n', 'not a PNG'\n"
+"p, idat, w = 8, b'', 0\n"
+"while p < len(d):\n"
+"    n, t = struct.unpack('>I4s', d[p:p + 8])\n"
+"    c = d[p + 8:p + 8 + n]\n"
+"    if t == b'IHDR':\n"
+"        w, h, depth, ctype, _, _, lace = struct.unpack('>IIBBBBB', c)\n"
+"        assert depth == 8 and ctype in (2, 6) and lace == 0, 'format'\n"
+"    elif t == b'IDAT':\n"
+"        idat += c\n"
+"    p += 12 + n\n"
+"bpp = 3 if ctype == 2 else 4\n"
+"raw, stride, prev, nonwhite, o = zlib.decompress(idat), w * bpp, None, 0, 0\n"
+"for y in range(h):\n"
+"    f, row = raw[o], bytearray(raw[o + 1:o + 1 + stride])\n"
+"    o += 1 + stride\n"
+"    up = prev if prev is not None else bytearray(stride)\n"
+"    for i in range(stride):\n"
+"        a = row[i - bpp] if i >= bpp else 0\n"
+"        b = up[i]\n"
+"        c = up[i - bpp] if i >= bpp else 0\n"
+"        if f == 1: row[i] = (row[i] + a) & 255\n"
+"        elif f == 2: row[i] = (row[i] + b) & 255\n"
+"        elif f == 3: row[i] = (row[i] + (a + b) // 2) & 255\n"
+"        elif f == 4:\n"
+"            q = a + b - c\n"
+"            pa, pb, pc = abs(q - a), abs(q - b), abs(q - c)\n"
+"            pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)\n"
+"            row[i] = (row[i] + pr) & 255\n"
+"    for i in range(0, stride, bpp):\n"
+"        if row[i] < 250 or row[i + 1] < 250 or row[i + 2] < 250:\n"
+"            nonwhite += 1\n"
+"    prev = row\n"
+"print('png', w, h, nonwhite)\n";
+
+/*
+ * Opens @html in headless Chromium: if @shot, a 1200x2000 screenshot into
+ * $TEST_TMPDIR/shot.png, checked to be a picture of that size that is not
+ * blank; then the DOM after the page's scripts ran, returned (free it).
+ * Returns NULL when Chromium is not installed.
+ */
+static char *chromium_dom(const char *html, int shot_too)
+{
+	const char *chromium = test_find_program("chromium");
+	char url[1200], udd[1200], shot[1200], *out, *dom;
+	unsigned w = 0, h = 0;
+	int status;
+	long size;
+	FILE *f;
+
+	if (chromium == NULL)
+		return NULL;
+	snprintf(url, sizeof(url), "file://%s", test_path(html));
+	snprintf(udd, sizeof(udd), "--user-data-dir=%s",
+		 test_path("chromium-profile"));
+	snprintf(shot, sizeof(shot), "--screenshot=%s", test_path("shot.png"));
+	if (!shot_too)
+		goto dom;
+	ASSERT_OK(test_run_cmdl(120, &status, &out, chromium, "--headless",
+				"--no-sandbox", "--disable-gpu", udd, shot,
+				"--window-size=1200,2000", url, NULL));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("chromium --screenshot failed:\n%s", out);
+	free(out);
+
+	/* A PNG, 1200x2000 (IHDR), and not blank. */
+	f = fopen("shot.png", "rb");
+	ASSERT_NOT_NULL(f);
+	{
+		unsigned char hdr[24];
+
+		ASSERT_EQ(fread(hdr, 1, sizeof(hdr), f), sizeof(hdr));
+		ASSERT(memcmp(hdr, "\x89PNG\r\n\x1a\n", 8) == 0);
+		ASSERT(memcmp(hdr + 12, "IHDR", 4) == 0);
+		w = (unsigned)hdr[16] << 24 | hdr[17] << 16 | hdr[18] << 8 |
+			hdr[19];
+		h = (unsigned)hdr[20] << 24 | hdr[21] << 16 | hdr[22] << 8 |
+			hdr[23];
+	}
+	ASSERT_OK(fseek(f, 0, SEEK_END));
+	size = ftell(f);
+	fclose(f);
+	ASSERT_EQ(w, 1200);
+	ASSERT_EQ(h, 2000);
+	if (test_find_program("python3") != NULL) {
+		unsigned pw = 0, ph = 0;
+		long nonwhite = -1;
+
+		test_write_file("png.py", png_py);
+		ASSERT_OK(test_run_cmdl(120, &status, &out, "python3",
+					test_path("png.py"), test_path("shot.png"),
+					NULL));
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+		    sscanf(out, "png %u %u %ld", &pw, &ph, &nonwhite) != 3)
+			TEST_FAIL("decoding the screenshot failed:\n%s", out);
+		printf("screenshot: %s", out);
+		free(out);
+		ASSERT_EQ(pw, 1200);
+		ASSERT_EQ(ph, 2000);
+		/* Lifelines, boxes and text cover far more than this. */
+		ASSERT_GT(nonwhite, 20000);
+	} else {
+		/* A blank page compresses to a few kilobytes. */
+		printf("python3 missing: screenshot checked by size (%ld)\n",
+		       size);
+		ASSERT_GT(size, 40000);
+	}
+
+dom:
+	ASSERT_OK(test_run_cmdl(120, &status, &dom, chromium, "--headless",
+				"--no-sandbox", "--disable-gpu", udd,
+				"--dump-dom", url, NULL));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("chromium --dump-dom failed:\n%s", dom);
+	return dom;
+}
+
+/* The page's own check (overlaps, arrows on lifelines) passed. */
+static void check_selfcheck(const char *dom)
+{
+	const char *p = strstr(dom, "<div id=\"selfcheck\">");
+
+	ASSERT_NOT_NULL(p);
+	if (strncmp(p + 20, "selfcheck: ok ", 14) != 0)
+		TEST_FAIL("the page's self-check: %.600s", p + 20);
+	ASSERT_STR_CONTAINS(dom, "<title>selfcheck: ok ");
+}
+
+/* The page of the long trace opens, and its self-check passes. */
+TEST_IMPL(seq_long_trace_chromium)
+{
+	char *out, *dom;
+	FILE *a;
+	int i;
+
+	a = fopen("a.trace", "w");
+	ASSERT_NOT_NULL(a);
+	for (i = 0; i < 1500; i++)
+		fprintf(a, "12:00:00.%06d 1 tx ep1 %s " C_CONN " seq=%d "
+			"bytes=32 len=0 ack=%d rkey=0x0 addr=0x0 " NOTAG "\n"
+			"12:00:00.%06d 2 rx ep1 %s " S_CONN " seq=%d bytes=32 "
+			"len=0 ack=%d rkey=0x0 addr=0x0 " NOTAG "\n",
+			i * 100, i % 2 ? "ACK" : "SEND", i, i,
+			i * 100 + 50, i % 2 ? "ACK" : "SEND", i, i);
+	ASSERT_OK(fclose(a));
+	ASSERT_EQ(run_seq(&out, "-o", "long.html", "a.trace", NULL), 0);
+	free(out);
+	dom = chromium_dom("long.html", 0);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	check_selfcheck(dom);
+	ASSERT_STR_CONTAINS(dom, " 1500 frames, 2 lifelines");
+	free(dom);
+	return 0;
+}
+
+TEST_IMPL(seq_chromium_fixture)
+{
+	char *out, *dom;
+
+	write_fixture();
+	ASSERT_EQ(run_seq(&out, "-o", "fixture.html", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	dom = chromium_dom("fixture.html", 1);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	check_selfcheck(dom);
+	check_fixture_drawing(dom);
+	free(dom);
+	return 0;
+}
+
+/*
+ * Runs example @name with SOFTDAPL_TRACE=trace.%p and returns the trace it
+ * wrote (a malloc'd path), or NULL when it wrote none.
+ */
+static char *trace_example(const char *name)
+{
+	char prog[1024], *out, *found = NULL;
+	struct dirent *de;
+	int status;
+	DIR *d;
+
+	sdt_conf("lo");
+	test_setenv("SOFTDAPL_TRACE", test_path("trace.%p"));
+	snprintf(prog, sizeof(prog), "%s/examples/%s", test_builddir(), name);
+	ASSERT_OK(test_run_cmdl(60, &status, &out, prog, SDT_IA_NAME, NULL));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("%s failed:\n%s", name, out);
+	free(out);
+	test_setenv("SOFTDAPL_TRACE", NULL);
+	d = opendir(".");
+	ASSERT_NOT_NULL(d);
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "trace.", 6) == 0 && found == NULL)
+			found = strdup(de->d_name);
+	closedir(d);
+	if (found != NULL) {
+		char *t = test_read_file(found);
+
+		if (t == NULL || t[0] == '\0') {
+			free(found);
+			found = NULL;
+		}
+		free(t);
+	}
+	return found;
+}
+
+TEST_IMPL(seq_real_rdma_read)
+{
+	char *trace, *out, *dom, *f;
+
+	trace = trace_example("rdma-read");
+	if (trace == NULL)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	ASSERT_EQ(run_seq(&out, "-o", "real.html", trace, NULL), 0);
+	/* The provider's own lines must all parse. */
+	if (strstr(out, "skipped") != NULL)
+		TEST_FAIL("lines of the provider's trace skipped:\n%s", out);
+	free(out);
+	free(trace);
+	dom = chromium_dom("real.html", 1);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	check_selfcheck(dom);
+	/* Both EPs of the example (server and client) have a lifeline. */
+	ASSERT_GE(count(dom, "<g class=\"lifeline ep\""), 2);
+	f = find_frame(dom, "data-op=\"READ_REQ\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT(strstr(f, " stub") == NULL);
+	free(f);
+	f = find_frame(dom, "data-op=\"READ_RESP\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT(strstr(f, " stub") == NULL);
+	free(f);
+	ASSERT_STR_CONTAINS(dom, "data-op=\"RDMA_READ\" "
+			    "data-status=\"DAT_DTO_SUCCESS\"");
+	ASSERT_STR_CONTAINS(dom, "data-to=\"CONNECTED\"");
+	ASSERT_STR_CONTAINS(dom,
+			    "data-event=\"DAT_CONNECTION_EVENT_ESTABLISHED\"");
+	free(dom);
+	return 0;
+}
+
+/* A flushed queue, drawn from the provider's trace of example flush. */
+TEST_IMPL(seq_real_flush)
+{
+	char *trace, *out, *doc;
+
+	trace = trace_example("flush");
+	if (trace == NULL)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	ASSERT_EQ(run_seq(&out, "-o", "flush.svg", trace, NULL), 0);
+	if (strstr(out, "skipped") != NULL)
+		TEST_FAIL("lines of the provider's trace skipped:\n%s", out);
+	free(out);
+	free(trace);
+	doc = test_read_file("flush.svg");
+	ASSERT_GE(count(doc, "data-status=\"DAT_DTO_ERR_FLUSHED\""), 4);
+	ASSERT_STR_CONTAINS(doc, "data-to=\"DISCONNECTED\"");
+	ASSERT_GE(arrows_go_down(doc), 1);
+	free(doc);
+	return 0;
+}
+
+/*
+ * The page's self-check can fail: a text laid over another and an arrow
+ * that misses its lifelines, added to a good page (above its top, where
+ * nothing else is), are both reported.
+ */
+TEST_IMPL(seq_selfcheck_catches)
+{
+	char *out, *page, *bad, *dom;
+	const char *end;
+	size_t n;
+
+	write_fixture();
+	ASSERT_EQ(run_seq(&out, "-o", "good.html", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	page = test_read_file("good.html");
+	ASSERT_NOT_NULL(page);
+	end = strstr(page, "</svg>");
+	ASSERT_NOT_NULL(end);
+	n = strlen(page) + 1024;
+	bad = malloc(n);
+	ASSERT_NOT_NULL(bad);
+	snprintf(bad, n, "%.*s"
+		 "<text class=\"lbl\" x=\"300\" y=\"-60\">overlapping one</text>"
+		 "<text class=\"lbl\" x=\"310\" y=\"-58\">overlapping two</text>"
+		 "<g class=\"frame\" data-op=\"BOGUS\" data-seq=\"9\" "
+		 "data-from=\"lane0\" data-to=\"lane1\"><line x1=\"1\" "
+		 "y1=\"100\" x2=\"2\" y2=\"100\"/></g>%s",
+		 (int)(end - page), page, end);
+	test_write_file("bad.html", bad);
+	free(bad);
+	free(page);
+	dom = chromium_dom("bad.html", 0);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	ASSERT_STR_CONTAINS(dom, "<div id=\"selfcheck\">selfcheck: FAIL 2: ");
+	ASSERT_STR_CONTAINS(dom, "overlap: \"overlapping one\" / "
+			    "\"overlapping two\"");
+	ASSERT_STR_CONTAINS(dom, "arrow off its lifelines: BOGUS #9");
+	free(dom);
+	return 0;
+}
+
+/*
+ * Every example of test/examples, traced by the provider, is drawn whole:
+ * each line parses, and in these one-process sessions every frame has both
+ * ends (no stub).
+ */
+TEST_IMPL(seq_real_examples)
+{
+	static const char *const examples[] = {
+		"send-recv", "rdma-write", "rdma-read", "flush", "refused", "srq",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		char *trace, *out, *doc, svg[64];
+
+		trace = trace_example(examples[i]);
+		if (trace == NULL)
+			TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+		snprintf(svg, sizeof(svg), "%s.svg", examples[i]);
+		ASSERT_EQ(run_seq(&out, "-o", svg, trace, NULL), 0);
+		if (strstr(out, "skipped") != NULL)
+			TEST_FAIL("%s: lines of the provider's trace skipped:\n%s",
+				  examples[i], out);
+		free(out);
+		ASSERT_OK(remove(trace));
+		free(trace);
+		doc = test_read_file(svg);
+		ASSERT_NOT_NULL(doc);
+		printf("%s: %d frames, %d completions\n", examples[i],
+		       count(doc, "<g class=\"frame "), count(doc, "<g class=\"dto "));
+		ASSERT_GE(count(doc, "<g class=\"lifeline ep\""), 2);
+		if (count(doc, " stub\"") != 0)
+			TEST_FAIL("%s: a frame without its other end", examples[i]);
+		ASSERT_EQ(arrows_go_down(doc), count(doc, "<g class=\"frame "));
+		if (strcmp(examples[i], "refused") != 0)
+			ASSERT_GE(count(doc, "data-status=\"DAT_DTO_SUCCESS\""), 1);
+		else
+			ASSERT_STR_CONTAINS(doc, "data-op=\"REJECT\"");
+		free(doc);
+	}
+	return 0;
+}
+
+/*
+ * The pictures of the examples (make pictures) are in the tree, one per
+ * example, well-formed, drawn from real traces, without paths of the
+ * machine that made them.
+ */
+TEST_IMPL(seq_pictures_committed)
+{
+	static const char *const examples[] = {
+		"send-recv", "rdma-write", "rdma-read", "flush", "refused", "srq",
+	};
+	static char paths[6][1024];
+	const char *list[7];
+	size_t i;
+
+	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		char *doc;
+
+		snprintf(paths[i], sizeof(paths[i]), "%s/tools/pictures/%s.svg",
+			 TEST_SRCDIR, examples[i]);
+		doc = test_read_file(paths[i]);
+		if (doc == NULL)
+			TEST_FAIL("%s missing: run make pictures", paths[i]);
+		ASSERT(strncmp(doc, "<?xml", 5) == 0);
+		ASSERT_GE(count(doc, "<g class=\"lifeline ep\""), 2);
+		ASSERT_GE(count(doc, "<g class=\"frame "), 2);
+		ASSERT_STR_CONTAINS(doc, "data-line=\"build/pictures/");
+		ASSERT(strstr(doc, TEST_SRCDIR) == NULL);
+		free(doc);
+		list[i] = paths[i];
+	}
+	list[i] = NULL;
+	check_xmlv(list);
+	return 0;
+}
+
+/*
+ * The text pictures of the examples (make pictures) are in the tree, one
+ * per example, pure ASCII in 100 columns, titled with the example's name,
+ * with headers that name the EPs and arrows between them.
+ */
+TEST_IMPL(seq_pictures_text)
+{
+	static const char *const examples[] = {
+		"send-recv", "rdma-write", "rdma-read", "flush", "refused", "srq",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		char path[1024], *doc, *head;
+		const char *p;
+		int cols[16], n;
+
+		snprintf(path, sizeof(path), "%s/tools/pictures/%s.txt",
+			 TEST_SRCDIR, examples[i]);
+		doc = test_read_file(path);
+		if (doc == NULL)
+			TEST_FAIL("%s missing: run make pictures", path);
+		ASSERT_GE(check_text(doc, 100), 10);
+		ASSERT(strncmp(doc, examples[i], strlen(examples[i])) == 0);
+		ASSERT_EQ(doc[strlen(examples[i])], '\n');
+		n = lifeline_cols(doc, cols, 16);
+		ASSERT_GE(n, 2);
+		/* The headers: everything above the lifelines' heads. */
+		p = lifeline_row(doc);
+		ASSERT_NOT_NULL(p);
+		head = strndup(doc, (size_t)(p - doc));
+		ASSERT_STR_CONTAINS(head, "ep1");
+		ASSERT_STR_CONTAINS(head, "ep2");
+		ASSERT_STR_CONTAINS(head, "pid ");
+		/* Addresses, or ports: local and peer of a connection (in
+		 * refused, only the client's EP has one). */
+		ASSERT_GE(count(head, ":"), 2);
+		free(head);
+		ASSERT_GE(count(doc, "->|") + count(doc, "|<-"), 2);
+		if (strcmp(examples[i], "refused") != 0)
+			ASSERT_STR_CONTAINS(doc, "[ok] ");
+		else
+			ASSERT_STR_CONTAINS(doc, "REJECT seq=0");
+		if (strcmp(examples[i], "rdma-read") == 0) {
+			ASSERT_STR_CONTAINS(doc, "READ_REQ seq=");
+			ASSERT_STR_CONTAINS(doc, "READ_RESP seq=");
+			ASSERT_STR_CONTAINS(doc, "[ok] RDMA_READ");
+		}
+		ASSERT(strstr(doc, TEST_SRCDIR) == NULL);
+		free(doc);
+	}
+	return 0;
+}

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softdapl-seq: the layout every output shares. Items go on lanes (one
+ * lifeline per EP, service point and SRQ, one per process for the rest),
+ * each rx is paired with its tx, the rows are ordered (each file's order
+ * kept, an rx never before its tx), the options' filters mark what is
+ * shown, and the shown lanes are put in order from left to right.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "softdapl-seq.h"
+
+/* (pid, conn) -> lane of an EP or of a service point. */
+struct connmap {
+	long pid;
+	const char *conn;
+	int lane;
+	int is_ep;
+};
+
+/* (pid, cr name) -> the service point lane its request came to. */
+struct crmap {
+	long pid;
+	const char *cr;
+	int lane;
+};
+
+struct lane *lanes;
+int nlanes;
+static int alanes;
+struct proc *procs;
+int nprocs;
+static struct connmap *conns;
+static int nconns, aconns;
+static struct crmap *crs;
+static int ncrs, acrs;
+int *order;
+int norder;
+int *lane_order;
+int nshown_lanes;
+
+/* ------------------------------------------------------------------------
+ * Lanes: which lifeline each item goes on
+ */
+
+/* "ep12" with prefix "ep" -> 12; -1 when @name is not prefix + digits. */
+int obj_num(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p;
+
+	if (name == NULL || strncmp(name, prefix, n) != 0 || name[n] == '\0')
+		return -1;
+	for (p = name + n; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return -1;
+	return atoi(name + n);
+}
+
+static int proc_of(long pid)
+{
+	int i;
+
+	for (i = 0; i < nprocs; i++)
+		if (procs[i].pid == pid)
+			return i;
+	procs = xrealloc(procs, (size_t)(nprocs + 1) * sizeof(*procs));
+	procs[nprocs].pid = pid;
+	procs[nprocs].first = nprocs;
+	return nprocs++;
+}
+
+static int lane_of(long pid, const char *name, enum lane_kind kind, int num)
+{
+	struct lane *l;
+	int i;
+
+	for (i = 0; i < nlanes; i++)
+		if (lanes[i].pid == pid && strcmp(lanes[i].name, name) == 0)
+			return i;
+	GROW(lanes, nlanes, alanes);
+	l = &lanes[nlanes];
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	l->kind = kind;
+	l->num = num;
+	l->proc = proc_of(pid);
+	return nlanes++;
+}
+
+/* The lane of a named object, or -1 when it has none of its own. */
+static int named_lane(long pid, const char *name)
+{
+	static const char *const sps[] = { "psp", "rsp", "csp" };
+	int n, i;
+
+	if ((n = obj_num(name, "ep")) >= 0)
+		return lane_of(pid, name, L_EP, n);
+	for (i = 0; i < 3; i++)
+		if ((n = obj_num(name, sps[i])) >= 0)
+			return lane_of(pid, name, L_SP, n);
+	if ((n = obj_num(name, "srq")) >= 0)
+		return lane_of(pid, name, L_SRQ, n);
+	return -1;
+}
+
+static void conn_add(long pid, const char *conn, int lane, int is_ep)
+{
+	int i;
+
+	for (i = 0; i < nconns; i++)
+		if (conns[i].pid == pid && strcmp(conns[i].conn, conn) == 0) {
+			if (is_ep && !conns[i].is_ep) {
+				conns[i].lane = lane;
+				conns[i].is_ep = 1;
+			}
+			return;
+		}
+	GROW(conns, nconns, aconns);
+	conns[nconns].pid = pid;
+	conns[nconns].conn = conn;
+	conns[nconns].lane = lane;
+	conns[nconns].is_ep = is_ep;
+	nconns++;
+}
+
+/* @pid < 0: any process. */
+int conn_lane(long pid, const char *conn)
+{
+	int i;
+
+	for (i = 0; i < nconns; i++)
+		if ((pid < 0 || conns[i].pid == pid) &&
+		    strcmp(conns[i].conn, conn) == 0)
+			return conns[i].lane;
+	return -1;
+}
+
+/* "A>B" -> "B>A" into @buf. */
+const char *conn_reverse(const char *conn, char *buf, size_t len)
+{
+	const char *gt = strchr(conn, '>');
+
+	if (gt == NULL)
+		snprintf(buf, len, "%s", conn);
+	else
+		snprintf(buf, len, "%s>%.*s", gt + 1, (int)(gt - conn), conn);
+	return buf;
+}
+
+/*
+ * Puts every item on a lane: a completion on the EP it names (ep=, for an
+ * SRQ's receive), else on its object's lane, else on the EP its keys name
+ * (ep=), the service point of its CR, or its service point (sp=, the
+ * passive side's HELLO), else, for a frame of no object, the lane its
+ * connection has in the same process, else its process's lane.
+ */
+void assign_lanes(void)
+{
+	int i;
+
+	/* First the connections of the frames that name their EP. */
+	for (i = 0; i < nitems; i++) {
+		struct item *it = &items[i];
+		int l;
+
+		if (it->kind != K_TX && it->kind != K_RX)
+			continue;
+		l = obj_num(it->obj, "ep") >= 0 ?
+			named_lane(it->pid, it->obj) : -1;
+		if (l < 0 && find_kv(it, "sp") != NULL)
+			l = named_lane(it->pid, find_kv(it, "sp"));
+		if (l >= 0)
+			conn_add(it->pid, find_kv(it, "conn"), l,
+				 lanes[l].kind == L_EP);
+	}
+	for (i = 0; i < nitems; i++) {
+		struct item *it = &items[i];
+		const char *v;
+		int l = -1, j;
+
+		/* A receive taken from an SRQ completes on the EP that took it. */
+		if (it->kind == K_DTO && (v = find_kv(it, "ep")) != NULL)
+			l = named_lane(it->pid, v);
+		if (l < 0)
+			l = named_lane(it->pid, it->obj);
+		if (l < 0 && (v = find_kv(it, "ep")) != NULL)
+			l = named_lane(it->pid, v);
+		if (l < 0 && obj_num(it->obj, "cr") >= 0)
+			for (j = 0; j < ncrs; j++)
+				if (crs[j].pid == it->pid &&
+				    strcmp(crs[j].cr, it->obj) == 0)
+					l = crs[j].lane;
+		/* A HELLO read before its EP is known: at the listener. */
+		if (l < 0 && (v = find_kv(it, "sp")) != NULL)
+			l = named_lane(it->pid, v);
+		if (l < 0 && (it->kind == K_TX || it->kind == K_RX))
+			l = conn_lane(it->pid, find_kv(it, "conn"));
+		if (l < 0)
+			l = lane_of(it->pid, "", L_PROC, 0);
+		it->lane = l;
+		/* A request's CR lives where the request arrived. */
+		if (it->kind == K_EVENT && (v = find_kv(it, "cr")) != NULL &&
+		    lanes[l].kind == L_SP) {
+			GROW(crs, ncrs, acrs);
+			crs[ncrs].pid = it->pid;
+			crs[ncrs].cr = v;
+			crs[ncrs].lane = l;
+			ncrs++;
+		}
+		if ((it->kind == K_TX || it->kind == K_RX) &&
+		    lanes[l].kind == L_EP) {
+			struct lane *ln = &lanes[l];
+			const char *c = find_kv(it, "conn");
+
+			if (ln->nconn == 0) {
+				snprintf(ln->conn, sizeof(ln->conn), "%s", c);
+				ln->nconn = 1;
+			} else if (strcmp(ln->conn, c) != 0 && ln->nconn == 1) {
+				ln->nconn = 2;	/* "and more" is enough */
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Matching frames and ordering rows
+ */
+
+struct fkey {
+	char *key;		/* "LOCAL>REMOTE#seq" as the sender sees it */
+	int item;
+};
+
+static int fkey_cmp(const void *a, const void *b)
+{
+	const struct fkey *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c != 0)
+		return c;
+	if (items[x->item].t != items[y->item].t)
+		return items[x->item].t < items[y->item].t ? -1 : 1;
+	return x->item - y->item;
+}
+
+static char *frame_key(const char *conn, const char *seq, int reverse)
+{
+	char rev[256], *k;
+	size_t n;
+
+	if (reverse)
+		conn = conn_reverse(conn, rev, sizeof(rev));
+	if (seq == NULL)
+		seq = "-";	/* a datagram (UD): no seq */
+	n = strlen(conn) + strlen(seq) + 2;
+	k = xrealloc(NULL, n);
+	snprintf(k, n, "%s#%s", conn, seq);
+	return k;
+}
+
+/* Pairs each rx with the earliest unmatched tx of (conn reversed, seq). */
+void match_frames(void)
+{
+	struct fkey *tx = NULL;
+	int ntx = 0, i;
+
+	for (i = 0; i < nitems; i++)
+		if (items[i].kind == K_TX)
+			ntx++;
+	tx = xrealloc(NULL, (size_t)ntx * sizeof(*tx));
+	ntx = 0;
+	for (i = 0; i < nitems; i++)
+		if (items[i].kind == K_TX) {
+			tx[ntx].key = frame_key(find_kv(&items[i], "conn"),
+						find_kv(&items[i], "seq"), 0);
+			tx[ntx++].item = i;
+		}
+	qsort(tx, (size_t)ntx, sizeof(*tx), fkey_cmp);
+	for (i = 0; i < nitems; i++) {
+		struct item *it = &items[i];
+		char *key;
+		int lo = 0, hi = ntx;
+
+		if (it->kind != K_RX)
+			continue;
+		key = frame_key(find_kv(it, "conn"), find_kv(it, "seq"), 1);
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
+
+			if (strcmp(tx[mid].key, key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (find_kv(it, "seq") == NULL) {
+			/*
+			 * Datagrams may be lost, so they have no seq: the
+			 * latest datagram sent on that pair before this one
+			 * arrived, else the earliest not yet taken.
+			 */
+			int best = -1, first = -1;
+
+			for (; lo < ntx && strcmp(tx[lo].key, key) == 0; lo++) {
+				struct item *t = &items[tx[lo].item];
+
+				if (t->match >= 0)
+					continue;
+				if (first < 0)
+					first = tx[lo].item;
+				if (t->t <= it->t)
+					best = tx[lo].item;
+			}
+			if (best < 0)
+				best = first;
+			if (best >= 0) {
+				items[best].match = i;
+				it->match = best;
+			}
+			free(key);
+			continue;
+		}
+		for (; lo < ntx && strcmp(tx[lo].key, key) == 0; lo++)
+			if (items[tx[lo].item].match < 0) {
+				items[tx[lo].item].match = i;
+				it->match = tx[lo].item;
+				break;
+			}
+		free(key);
+	}
+	for (i = 0; i < ntx; i++)
+		free(tx[i].key);
+	free(tx);
+}
+
+/*
+ * The row order: a merge of the files, each kept in its own order (the
+ * order of its write()s), taking the earliest head by timestamp, except
+ * that an rx waits for its tx. If every head waits (inconsistent input),
+ * the earliest goes anyway.
+ */
+void order_items(void)
+{
+	int *next = xrealloc(NULL, (size_t)nfiles * sizeof(int));
+	int f, i;
+
+	order = xrealloc(NULL, (size_t)nitems * sizeof(int));
+	/* items[] holds each file's lines contiguously, in file order. */
+	for (f = 0; f < nfiles; f++) {
+		next[f] = -1;
+		for (i = 0; i < nitems; i++)
+			if (items[i].file == f) {
+				next[f] = i;
+				break;
+			}
+	}
+	for (norder = 0; norder < nitems; norder++) {
+		int best = -1, any = -1;
+
+		for (f = 0; f < nfiles; f++) {
+			struct item *h;
+
+			if (next[f] < 0)
+				continue;
+			h = &items[next[f]];
+			if (any < 0 || h->t < items[any].t)
+				any = next[f];
+			if (h->kind == K_RX && h->match >= 0 &&
+			    !items[h->match].emitted)
+				continue;
+			if (best < 0 || h->t < items[best].t)
+				best = next[f];
+		}
+		if (best < 0)
+			best = any;
+		items[best].emitted = 1;
+		order[norder] = best;
+		f = items[best].file;
+		next[f] = best + 1 < nitems && items[best + 1].file == f ?
+			best + 1 : -1;
+	}
+	free(next);
+}
+
+/* ------------------------------------------------------------------------
+ * Filters
+ */
+
+static int lane_selected(const struct lane *l)
+{
+	char buf[64];
+	int i;
+
+	if (opt_no_process && l->kind == L_PROC)
+		return 0;
+	if (opt_neps == 0)
+		return 1;
+	for (i = 0; i < opt_neps; i++) {
+		const char *s = opt_eps[i];
+
+		if (l->name[0] != '\0' && strcmp(s, l->name) == 0)
+			return 1;
+		snprintf(buf, sizeof(buf), "%ld", l->pid);
+		if (strcmp(s, buf) == 0)
+			return 1;
+		snprintf(buf, sizeof(buf), "%ld:%s", l->pid,
+			 l->name[0] ? l->name : "proc");
+		if (strcmp(s, buf) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+void apply_filters(void)
+{
+	int i;
+
+	for (i = 0; i < nlanes; i++)
+		lanes[i].shown = lane_selected(&lanes[i]);
+	for (i = 0; i < nitems; i++) {
+		struct item *it = &items[i];
+
+		it->shown = lanes[it->lane].shown;
+		if (opt_hide_acks && (it->kind == K_TX || it->kind == K_RX) &&
+		    strcmp(it->ev, "ACK") == 0)
+			it->shown = 0;
+		if (opt_have_from && it->t < opt_from)
+			it->shown = 0;
+		if (opt_have_to && it->t > opt_to)
+			it->shown = 0;
+	}
+	/* A lifeline with nothing left on it goes too. */
+	for (i = 0; i < nlanes; i++)
+		lanes[i].shown = 0;
+	for (i = 0; i < nitems; i++)
+		if (items[i].shown)
+			lanes[items[i].lane].shown = 1;
+}
+
+/* ------------------------------------------------------------------------
+ * The lifelines from left to right
+ */
+
+static int lane_cmp(const void *a, const void *b)
+{
+	const struct lane *x = &lanes[*(const int *)a];
+	const struct lane *y = &lanes[*(const int *)b];
+	int mirror;
+
+	if (x->proc != y->proc)
+		return procs[x->proc].first - procs[y->proc].first;
+	/*
+	 * The first process reads process, SRQs, service points, EPs from the
+	 * left; the others mirrored, so that peers' EPs stand side by side.
+	 */
+	mirror = procs[x->proc].first > 0 ? -1 : 1;
+	if (x->kind != y->kind)
+		return mirror * ((int)x->kind - (int)y->kind);
+	if (x->num != y->num)
+		return mirror * (x->num - y->num);
+	return mirror * strcmp(x->name, y->name);
+}
+
+/* lane_order[]: the shown lanes, by process, then kind and number. */
+void sort_lanes(void)
+{
+	int i;
+
+	lane_order = xrealloc(NULL, (size_t)nlanes * sizeof(int) + 1);
+	nshown_lanes = 0;
+	for (i = 0; i < nlanes; i++)
+		if (lanes[i].shown)
+			lane_order[nshown_lanes++] = i;
+	qsort(lane_order, (size_t)nshown_lanes, sizeof(int), lane_cmp);
+}
+
+void free_layout(void)
+{
+	free(lanes);
+	free(procs);
+	free(conns);
+	free(crs);
+	free(order);
+	free(lane_order);
+}

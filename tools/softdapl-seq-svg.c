@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softdapl-seq: the diagram as an SVG picture (with a legend, no script)
+ * or as a self-contained HTML page (the SVG inline, a legend above it and
+ * a script that checks the drawing). Every row holds exactly one item, so
+ * no two labels can overlap; the page's script checks this, and that every
+ * arrow ends on a lifeline.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "softdapl-seq.h"
+
+/* ------------------------------------------------------------------------
+ * Geometry. Monospace text: CHAR_W pixels per character at FONT px.
+ */
+
+#define FONT		11
+#define CHAR_W		6.7
+#define SMALL_FONT	9
+#define SMALL_W		5.5
+#define LEFT		100	/* the time column */
+#define RIGHT		40	/* room right of the last lane */
+#define TOP		84	/* process band and lane headers */
+#define ROW		18	/* a note or a frame label */
+#define ROW_RX		8	/* the end of an arrow */
+#define STUB		70	/* length of a stub arrow */
+#define MAX_CHARS	72
+
+static int width, height;
+static int body_height;	/* height without the legend */
+int lane_w = 210;	/* --lane-width */
+
+/* Frame families: colour and arrowhead. */
+struct family {
+	const char *name;	/* class and arrowhead id */
+	const char *label;	/* in the legend */
+	const char *color;
+	int dashed;
+};
+
+static const struct family families[] = {
+	{ "send", "SEND", "#1565c0", 0 },
+	{ "write", "WRITE", "#6a1b9a", 0 },
+	{ "readreq", "READ_REQ", "#00838f", 0 },
+	{ "readresp", "READ_RESP", "#e65100", 0 },
+	{ "atomic", "atomics", "#5d4037", 0 },
+	{ "ack", "ACK", "#9e9e9e", 1 },
+	{ "end", "DISCONNECT/TERMINATE/REJECT", "#c62828", 0 },
+	{ "cm", "handshake", "#37474f", 0 },
+};
+
+static const struct family *family_of(const char *op)
+{
+	if (strncmp(op, "SEND", 4) == 0 || strcmp(op, "DATA") == 0)
+		return &families[0];
+	if (strncmp(op, "WRITE", 5) == 0)
+		return &families[1];
+	if (strcmp(op, "READ_REQ") == 0)
+		return &families[2];
+	if (strcmp(op, "READ_RESP") == 0)
+		return &families[3];
+	if (strcmp(op, "FETCH_ADD") == 0 || strcmp(op, "CMP_SWAP") == 0 ||
+	    strcmp(op, "ATOMIC_RESP") == 0)
+		return &families[4];
+	if (strcmp(op, "ACK") == 0)
+		return &families[5];
+	if (strcmp(op, "TERMINATE") == 0 || strcmp(op, "DISCONNECT") == 0 ||
+	    strcmp(op, "REJECT") == 0)
+		return &families[6];
+	return &families[7];
+}
+
+static const char *state_color(const char *state)
+{
+	if (strcmp(state, "CONNECTED") == 0)
+		return "#43a047";
+	if (strstr(state, "PENDING") != NULL)
+		return "#fb8c00";
+	if (strcmp(state, "DISCONNECTED") == 0)
+		return "#e53935";
+	if (strcmp(state, "RESERVED") == 0)
+		return "#8e24aa";
+	return "#b0bec5";
+}
+
+static int item_height(const struct item *it)
+{
+	switch (it->kind) {
+	case K_RX:
+		if (it->match >= 0 && items[it->match].shown &&
+		    find_kv(it, "bad") == NULL)
+			return ROW_RX;
+		return find_kv(it, "bad") != NULL ? ROW + ROW_RX : ROW;
+	default:
+		return ROW;
+	}
+}
+
+static int out_svg;		/* a picture, with a legend */
+static int legend_rows(int draw);
+
+/*
+ * Places the lifelines (x) and the rows (y, h) of what apply_filters() left
+ * shown, in sort_lanes()'s order; @picture: an SVG, which has a legend.
+ */
+void svg_layout(int picture)
+{
+	int i, y = TOP;
+
+	out_svg = picture;
+	for (i = 0; i < nshown_lanes; i++)
+		lanes[lane_order[i]].x = LEFT + lane_w / 2 + i * lane_w;
+	width = LEFT + nshown_lanes * lane_w + RIGHT;
+	for (i = 0; i < norder; i++) {
+		struct item *it = &items[order[i]];
+
+		if (!it->shown)
+			continue;
+		it->y = y;
+		it->h = item_height(it);
+		y += it->h;
+	}
+	body_height = height = y + 24;
+	if (out_svg)
+		height += legend_rows(0) * ROW + 8;
+}
+
+/* ------------------------------------------------------------------------
+ * Output
+ */
+
+static FILE *out;
+
+static void put(const char *s)
+{
+	fputs(s, out);
+}
+
+#define P(...) fprintf(out, __VA_ARGS__)
+
+/* Characters of @s as displayed (UTF-8 continuation bytes not counted). */
+static int text_len(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/* XML-escapes at most @max characters of @s (an ellipsis marks the cut). */
+static void esc(const char *s, int max)
+{
+	int n = 0;
+
+	for (; *s; s++) {
+		/* Characters, not bytes: UTF-8 continuations do not count. */
+		if (((unsigned char)*s & 0xc0) != 0x80) {
+			if (max >= 0 && n >= max - 1 && text_len(s) > 1) {
+				put("\xe2\x80\xa6");
+				return;
+			}
+			n++;
+		}
+		switch (*s) {
+		case '&': put("&amp;"); break;
+		case '<': put("&lt;"); break;
+		case '>': put("&gt;"); break;
+		case '"': put("&quot;"); break;
+		case '\'': put("&#39;"); break;
+		default:
+			putc(*s, out);	/* sanitize() made it valid UTF-8 */
+		}
+	}
+}
+
+static void fmt_clock(int64_t t, char *buf, size_t len)
+{
+	int64_t s = t / 1000000 % 86400;
+
+	snprintf(buf, len, "%02d:%02d:%02d.%06d", (int)(s / 3600),
+		 (int)(s / 60 % 60), (int)(s % 60), (int)(t % 1000000));
+}
+
+static void put_fileline(const struct item *it)
+{
+	esc(files[it->file], -1);
+	P(":%ld", it->lineno);
+}
+
+/* A row's common attributes: where it came from, and its tooltip. */
+static void put_origin(const struct item *it)
+{
+	put(" data-line=\"");
+	put_fileline(it);
+	put("\" data-t=\"");
+	{
+		char c[32];
+
+		fmt_clock(it->t, c, sizeof(c));
+		put(c);
+	}
+	put("\"");
+}
+
+static void put_title(const struct item *it)
+{
+	put("<title>");
+	put_fileline(it);
+	put(": ");
+	esc(it->raw, -1);
+	put("</title>");
+}
+
+
+/* A note box centred on its lane (moved inside the picture if need be). */
+static void put_note(const struct item *it, const char *cls, const char *text,
+		     int y)
+{
+	int x = lanes[it->lane].x, chars = text_len(text), w, bx;
+	int room = (width - LEFT - 8) / CHAR_W;
+
+	if (chars > MAX_CHARS)
+		chars = MAX_CHARS;
+	if (chars > room)
+		chars = room;
+	w = (int)(chars * CHAR_W) + 8;
+	bx = x - w / 2;
+	if (bx < LEFT + 2)
+		bx = LEFT + 2;
+	if (bx + w > width - 2)
+		bx = width - 2 - w;
+	P("<rect class=\"box %s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"14\" "
+	  "rx=\"3\"/>", cls, bx, y + 2, w);
+	P("<text class=\"lbl\" x=\"%d\" y=\"%d\">", bx + 4, y + 13);
+	esc(text, chars);
+	put("</text>");
+}
+
+static void put_marker_defs(void)
+{
+	size_t i;
+
+	put("<defs>");
+	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		P("<marker id=\"ah-%s\" viewBox=\"0 0 10 10\" refX=\"9\" "
+		  "refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
+		  "orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"%s\"/>"
+		  "</marker>", families[i].name, families[i].color);
+	put("</defs>");
+}
+
+static const char *const css =
+	"svg.seq{background:#fff}"
+	".seq text{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;"
+	"font-size:11px;fill:#212121;white-space:pre}"
+	".seq text.time{font-size:9px;fill:#757575}"
+	".seq text.hdr{font-weight:bold}"
+	".seq text.addr{font-size:9px;fill:#455a64}"
+	".seq text.pid{font-size:10px;fill:#546e7a}"
+	".seq .procband{fill:#f5f7fa;stroke:#cfd8dc}"
+	".seq .procband.odd{fill:#fbf8f2}"
+	".seq .lifeline line{stroke:#90a4ae;stroke-dasharray:4 3}"
+	".seq .hdrbox{fill:#eceff1;stroke:#78909c}"
+	".seq .hdrbox.ep{fill:#e3f2fd;stroke:#1e88e5}"
+	".seq .box{stroke-width:1}"
+	".seq .box.api{fill:#fff;stroke:#78909c}"
+	".seq .box.api.fail{fill:#ffebee;stroke:#c62828}"
+	".seq .box.dto.ok{fill:#e8f5e9;stroke:#2e7d32}"
+	".seq .box.dto.err{fill:#ffebee;stroke:#c62828}"
+	".seq .box.state{fill:#fff8e1;stroke:#f9a825}"
+	".seq .box.event{fill:#ede7f6;stroke:#5e35b1}"
+	".seq .box.error{fill:#ffcdd2;stroke:#b71c1c}"
+	".seq .box.bad{fill:#ffcdd2;stroke:#b71c1c}"
+	".seq .dto.ok text{fill:#1b5e20}"
+	".seq .dto.err text,.seq .error text,.seq .api.fail text{fill:#b71c1c}"
+	".seq .frame line{stroke-width:1.5;fill:none}"
+	".seq .frame.ack line{stroke-width:1}"
+	".seq .frame text{font-size:10px}"
+	".seq .frame.ack text{fill:#757575}"
+	".seq .stubmark{fill:#fff;stroke-width:1.5}"
+	".seq .statebar{stroke:none}"
+	".seq .hdrbg{fill:#fff;fill-opacity:0}"
+	".seq .headers.stuck .hdrbg{fill-opacity:.93}";
+
+/* The process bands and the lifelines, with their state bars. */
+static void put_lanes(void)
+{
+	int i, j;
+
+	for (i = 0; i < nshown_lanes;) {
+		int p = lanes[lane_order[i]].proc, x0, x1;
+
+		for (j = i; j < nshown_lanes && lanes[lane_order[j]].proc == p; j++)
+			;
+		x0 = lanes[lane_order[i]].x - lane_w / 2 + 3;
+		x1 = lanes[lane_order[j - 1]].x + lane_w / 2 - 3;
+		P("<rect class=\"procband%s\" data-pid=\"%ld\" x=\"%d\" "
+		  "y=\"2\" width=\"%d\" height=\"%d\" rx=\"6\"/>\n",
+		  procs[p].first % 2 ? " odd" : "", procs[p].pid, x0, x1 - x0,
+		  body_height - 4);
+		i = j;
+	}
+	for (i = 0; i < nshown_lanes; i++) {
+		struct lane *l = &lanes[lane_order[i]];
+
+		P("<g class=\"lifeline %s\" id=\"lane%d\" data-lane=\"%s\" "
+		  "data-pid=\"%ld\" data-x=\"%d\" data-top=\"%d\" "
+		  "data-bottom=\"%d\">", l->kind == L_EP ? "ep" :
+		  l->kind == L_PROC ? "proc" : "obj", lane_order[i],
+		  l->name[0] ? l->name : "proc", l->pid, l->x, TOP - 6,
+		  body_height - 8);
+		P("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/></g>\n",
+		  l->x, TOP - 6, l->x, body_height - 8);
+	}
+	/* State bars: from each state line to the next of its EP. */
+	for (i = 0; i < norder; i++) {
+		struct item *it = &items[order[i]];
+		const char *to;
+		int end = body_height - 8;
+
+		if (!it->shown || it->kind != K_STATE ||
+		    (to = find_kv(it, "to")) == NULL)
+			continue;
+		for (j = i + 1; j < norder; j++) {
+			struct item *n = &items[order[j]];
+
+			if (n->shown && n->lane == it->lane &&
+			    n->kind == K_STATE) {
+				end = n->y + 2;
+				break;
+			}
+		}
+		P("<rect class=\"statebar\" data-state=\"");
+		esc(to, -1);
+		P("\" x=\"%d\" y=\"%d\" width=\"5\" height=\"%d\" fill=\"%s\" "
+		  "opacity=\"0.55\"/>\n", lanes[it->lane].x - 2, it->y + 16,
+		  end - it->y - 16 > 0 ? end - it->y - 16 : 1, state_color(to));
+	}
+}
+
+/* The direction (+1 right, -1 left) from lane @from toward @it's peer. */
+static int peer_dir(const struct item *it)
+{
+	char rev[256];
+	int l = conn_lane(-1, conn_reverse(find_kv(it, "conn"), rev,
+					   sizeof(rev)));
+
+	if (l < 0 || !lanes[l].shown || lanes[l].x == lanes[it->lane].x)
+		return lanes[it->lane].x + lane_w / 2 + STUB < width ? 1 : -1;
+	return lanes[l].x > lanes[it->lane].x ? 1 : -1;
+}
+
+static void put_frame_attrs(const struct item *tx, const struct item *rx,
+			    const struct family *fam)
+{
+	const struct item *it = tx ? tx : rx;
+	char lower[32];
+	size_t i;
+
+	for (i = 0; it->ev[i] && i < sizeof(lower) - 1; i++)
+		lower[i] = (char)tolower((unsigned char)it->ev[i]);
+	lower[i] = '\0';
+	P("<g class=\"frame %s op-%s%s\" data-op=\"", fam->name, lower,
+	  tx && rx ? "" : " stub");
+	esc(it->ev, -1);
+	put("\" data-seq=\"");
+	esc(find_kv(it, "seq") ? find_kv(it, "seq") : "", -1);
+	put("\" data-conn=\"");
+	esc(find_kv(it, "conn"), -1);
+	put("\"");
+	if (tx != NULL) {
+		P(" data-from=\"lane%d\" data-tx=\"", tx->lane);
+		put_fileline(tx);
+		put("\"");
+	} else {
+		put(" data-from=\"\" data-tx=\"missing\"");
+	}
+	if (rx != NULL) {
+		P(" data-to=\"lane%d\" data-rx=\"", rx->lane);
+		put_fileline(rx);
+		put("\"");
+		if (find_kv(rx, "bad") != NULL) {
+			put(" data-bad=\"");
+			esc(find_kv(rx, "bad"), -1);
+			put("\"");
+		}
+	} else {
+		put(" data-to=\"\" data-rx=\"missing\"");
+	}
+	put(">");
+}
+
+static void put_frame_text(int x, int y, int dir, const char *text)
+{
+	int room = dir > 0 ? width - x - 4 : x - LEFT - 4;
+	int max = (int)(room / (CHAR_W * 10 / 11));
+
+	if (max > MAX_CHARS)
+		max = MAX_CHARS;
+	P("<text class=\"lbl\" x=\"%d\" y=\"%d\" text-anchor=\"%s\">", x, y,
+	  dir > 0 ? "start" : "end");
+	esc(text, max);
+	put("</text>");
+}
+
+/* A tx, with its arrow to the rx (or a stub); an rx without tx. */
+static void put_frame(const struct item *it)
+{
+	const struct family *fam = family_of(it->ev);
+	const struct item *rx = NULL, *tx = NULL;
+	char label[512];
+	int x1, y1, x2, y2, dir;
+
+	if (it->kind == K_TX) {
+		tx = it;
+		if (it->match >= 0 && items[it->match].shown)
+			rx = &items[it->match];
+	} else {
+		rx = it;
+		if (it->match >= 0 && items[it->match].shown)
+			return;		/* drawn with its tx */
+	}
+	frame_label(it, label, sizeof(label), 0);
+	put_frame_attrs(tx, rx, fam);
+	put_title(it);
+	if (tx != NULL && rx != NULL) {
+		x1 = lanes[tx->lane].x;
+		x2 = lanes[rx->lane].x;
+		dir = x2 >= x1 ? 1 : -1;
+		y1 = tx->y + 15;
+		y2 = rx->y + 4;
+		put_frame_text(x1 + dir * 6, tx->y + 12, dir, label);
+	} else if (tx != NULL) {
+		/* Nothing received it: a stub that ends in a cross, then the
+		 * label, on the line. */
+		dir = peer_dir(tx);
+		x1 = lanes[tx->lane].x;
+		x2 = x1 + dir * STUB;
+		y1 = y2 = tx->y + 9;
+		put_frame_text(x2 + dir * 9, tx->y + 13, dir, label);
+	} else {
+		/* Nobody's tx: it comes from a circle, the label before it. */
+		dir = -peer_dir(rx);
+		x2 = lanes[rx->lane].x;
+		x1 = x2 - dir * STUB;
+		y1 = y2 = rx->y + 9;
+		put_frame_text(x1 - dir * 8, rx->y + 13, -dir, label);
+	}
+	P("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"%s",
+	  x1, y1, x2, y2, fam->color,
+	  fam->dashed ? " stroke-dasharray=\"3 2\"" : "");
+	if (rx != NULL)
+		P(" marker-end=\"url(#ah-%s)\"", fam->name);
+	put("/>");
+	if (tx != NULL && rx == NULL)
+		P("<path class=\"stubmark\" d=\"M%d,%dl8,8m0,-8l-8,8\" "
+		  "stroke=\"%s\"/>", x2 - 4, y2 - 4, fam->color);
+	if (tx == NULL)
+		P("<circle class=\"stubmark\" cx=\"%d\" cy=\"%d\" r=\"3.5\" "
+		  "stroke=\"%s\"/>", x1, y1, fam->color);
+	if (rx != NULL && find_kv(rx, "bad") != NULL) {
+		char bad[300];
+
+		snprintf(bad, sizeof(bad), "refused: %s", find_kv(rx, "bad"));
+		put_note(rx, "bad", bad, rx->y + (rx->h - ROW));
+	}
+	put("</g>\n");
+}
+
+static void put_item(const struct item *it)
+{
+	char text[1200], c[32];
+	const char *cls, *v;
+
+	if (it->h >= ROW) {
+		fmt_clock(it->t, c, sizeof(c));
+		P("<text class=\"lbl time\" x=\"4\" y=\"%d\">%s</text>",
+		  it->y + 12, c);
+	}
+	if (it->kind == K_TX || it->kind == K_RX) {
+		put_frame(it);
+		return;
+	}
+	note_text(it, text, sizeof(text), 0);
+	switch (it->kind) {
+	case K_API:
+		v = find_kv(it, "ret");
+		cls = v && strcmp(v, "DAT_SUCCESS") != 0 ? "api fail" : "api";
+		P("<g class=\"%s\" data-lane=\"lane%d\" data-call=\"", cls,
+		  it->lane);
+		esc(it->ev, -1);
+		put("\" data-ret=\"");
+		esc(v ? v : "", -1);
+		put("\"");
+		break;
+	case K_DTO:
+		v = find_kv(it, "status");
+		cls = v && strcmp(v, "DAT_DTO_SUCCESS") == 0 ? "dto ok" :
+			"dto err";
+		P("<g class=\"%s\" data-lane=\"lane%d\" data-op=\"", cls,
+		  it->lane);
+		esc(it->ev, -1);
+		put("\" data-status=\"");
+		esc(v ? v : "", -1);
+		put("\"");
+		break;
+	case K_STATE:
+		cls = "state";
+		P("<g class=\"state\" data-lane=\"lane%d\" data-from=\"",
+		  it->lane);
+		esc(it->ev, -1);
+		put("\" data-to=\"");
+		esc(find_kv(it, "to") ? find_kv(it, "to") : "", -1);
+		put("\"");
+		break;
+	case K_EVENT:
+		cls = "event";
+		P("<g class=\"event\" data-lane=\"lane%d\" data-event=\"",
+		  it->lane);
+		esc(it->ev, -1);
+		put("\"");
+		break;
+	default:
+		cls = "error";
+		P("<g class=\"error\" data-lane=\"lane%d\"", it->lane);
+		break;
+	}
+	put_origin(it);
+	put(">");
+	put_title(it);
+	put_note(it, cls, text, it->y);
+	put("</g>\n");
+}
+
+/*
+ * The headers of the processes and lifelines, drawn last so that the page's
+ * script can keep them at the top of the window (over the rows) while the
+ * reader scrolls; their backdrop shows only then.
+ */
+static void put_headers(void)
+{
+	int i, j;
+
+	put("<g class=\"headers\">");
+	P("<rect class=\"hdrbg\" x=\"0\" y=\"0\" width=\"%d\" "
+	  "height=\"%d\"/>\n", width, TOP - 8);
+	for (i = 0; i < nshown_lanes;) {
+		int p = lanes[lane_order[i]].proc;
+
+		for (j = i; j < nshown_lanes && lanes[lane_order[j]].proc == p; j++)
+			;
+		P("<text class=\"lbl pid\" x=\"%d\" y=\"15\">pid %ld</text>\n",
+		  lanes[lane_order[i]].x - lane_w / 2 + 9, procs[p].pid);
+		i = j;
+	}
+	for (i = 0; i < nshown_lanes; i++) {
+		struct lane *l = &lanes[lane_order[i]];
+		char buf[96];
+		int bw = lane_w - 16;
+
+		P("<g class=\"lanehead\" data-lane=\"lane%d\">", lane_order[i]);
+		P("<rect class=\"hdrbox%s\" x=\"%d\" y=\"24\" width=\"%d\" "
+		  "height=\"%d\" rx=\"4\"/>", l->kind == L_EP ? " ep" : "",
+		  l->x - bw / 2, bw, l->kind == L_PROC ? 22 : 48);
+		P("<text class=\"lbl hdr\" x=\"%d\" y=\"39\" "
+		  "text-anchor=\"middle\">", l->x);
+		esc(lane_label(l, buf, sizeof(buf)), (int)((bw - 6) / CHAR_W));
+		put("</text>");
+		if (l->nconn > 0) {
+			const char *gt = strchr(l->conn, '>');
+			int n = gt ? (int)(gt - l->conn) : (int)strlen(l->conn);
+			int max = (int)((bw - 6) / SMALL_W);
+
+			P("<text class=\"lbl addr\" x=\"%d\" y=\"53\" "
+			  "text-anchor=\"middle\">", l->x);
+			snprintf(buf, sizeof(buf), "local %.*s", n, l->conn);
+			esc(buf, max);
+			put("</text>");
+			P("<text class=\"lbl addr\" x=\"%d\" y=\"65\" "
+			  "text-anchor=\"middle\">", l->x);
+			snprintf(buf, sizeof(buf), "peer %s%s", gt ? gt + 1 : "?",
+				 l->nconn > 1 ? " (+more)" : "");
+			esc(buf, max);
+			put("</text>");
+		}
+		put("</g>\n");
+	}
+	put("</g>\n");
+}
+
+/* What the colours and marks mean, under the rows of a picture. */
+static const char *const legend_notes[] = {
+	"\xe2\x9c\x93 done", "\xe2\x9c\x97 flushed/error",
+	"\xe2\x87\x92 state", "\xe2\x9a\x91 event",
+	"\xe2\x9c\x95 not received", "\xe2\x97\x8b tx not traced",
+};
+
+/* Draws the legend if @draw; returns its rows. */
+static int legend_rows(int draw)
+{
+	size_t i, n = sizeof(families) / sizeof(families[0]);
+	size_t m = sizeof(legend_notes) / sizeof(legend_notes[0]);
+	int x = LEFT, rows = 1;
+
+	for (i = 0; i < n + m; i++) {
+		const char *t = i < n ? families[i].label : legend_notes[i - n];
+		int w = (i < n ? 24 : 0) + (int)(text_len(t) * CHAR_W) + 16;
+
+		if (x + w > width - 4 && x > LEFT) {
+			rows++;
+			x = LEFT;
+		}
+		if (draw) {
+			int y = body_height + 4 + (rows - 1) * ROW;
+
+			if (i < n)
+				P("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" "
+				  "y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\"%s "
+				  "marker-end=\"url(#ah-%s)\"/>", x, y + 9, x + 18,
+				  y + 9, families[i].color, families[i].dashed ?
+				  " stroke-dasharray=\"3 2\"" : "",
+				  families[i].name);
+			P("<text class=\"lbl\" x=\"%d\" y=\"%d\">",
+			  x + (i < n ? 24 : 0), y + 13);
+			esc(t, -1);
+			put("</text>");
+		}
+		x += w;
+	}
+	return rows;
+}
+
+static void put_svg(int standalone, const char *title)
+{
+	int i;
+
+	P("<svg %sclass=\"seq\" width=\"%d\" height=\"%d\" "
+	  "viewBox=\"0 0 %d %d\">\n", standalone ?
+	  "xmlns=\"http://www.w3.org/2000/svg\" " : "", width, height, width,
+	  height);
+	if (standalone) {
+		put("<title>");
+		esc(title, -1);
+		P("</title>\n<style>%s</style>\n", css);
+	}
+	put_marker_defs();
+	put("\n");
+	put_lanes();
+	for (i = 0; i < norder; i++)
+		if (items[order[i]].shown)
+			put_item(&items[order[i]]);
+	if (standalone) {
+		put("<g class=\"legend\">");
+		legend_rows(1);
+		put("</g>\n");
+	}
+	put_headers();
+	put("</svg>\n");
+}
+
+/*
+ * The page's self-check: no two texts overlap, every arrow starts and ends
+ * on the lifeline of its lane (a stub on one of them), within its extent.
+ */
+static const char *const selfcheck_js =
+	"(function(){\n"
+	"var svg=document.querySelector('svg.seq'),bad=[],i,j;\n"
+	"var t=[].slice.call(svg.querySelectorAll('text')).map(function(e){\n"
+	" var b=e.getBBox();return{e:e,x:b.x,y:b.y,w:b.width,h:b.height};});\n"
+	"t.sort(function(a,b){return a.y-b.y;});\n"
+	"for(i=0;i<t.length;i++)for(j=i+1;j<t.length&&t[j].y<t[i].y+t[i].h-0.5;"
+	"j++){var a=t[i],b=t[j];\n"
+	" if(a.w>0&&b.w>0&&a.x<b.x+b.w-0.5&&b.x<a.x+a.w-0.5)\n"
+	"  bad.push('overlap: \"'+a.e.textContent+'\" / \"'+b.e.textContent+'\"');}\n"
+	"var lanes={};[].forEach.call(svg.querySelectorAll('g.lifeline'),"
+	"function(g){\n"
+	" lanes[g.id]={x:+g.dataset.x,top:+g.dataset.top,\n"
+	"  bottom:+g.dataset.bottom};});\n"
+	"function on(id,x,y){var l=lanes[id];return l&&Math.abs(l.x-x)<0.5&&"
+	"y>=l.top&&y<=l.bottom;}\n"
+	"var fr=svg.querySelectorAll('g.frame');\n"
+	"[].forEach.call(fr,function(g){var l=g.querySelector('line'),\n"
+	" x1=+l.getAttribute('x1'),y1=+l.getAttribute('y1'),"
+	"x2=+l.getAttribute('x2'),y2=+l.getAttribute('y2'),\n"
+	" f=g.dataset.from,to=g.dataset.to,ok=true;\n"
+	" if(f&&!on(f,x1,y1))ok=false;if(to&&!on(to,x2,y2))ok=false;\n"
+	" if(!f&&!to)ok=false;if(f&&to&&y2<y1)ok=false;\n"
+	" if(!ok)bad.push('arrow off its lifelines: '+g.dataset.op+' #'+"
+	"g.dataset.seq);});\n"
+	"var r=bad.length?'selfcheck: FAIL '+bad.length+': '+bad.slice(0,5)."
+	"join('; '):\n"
+	" 'selfcheck: ok '+t.length+' labels, '+fr.length+' frames, '+"
+	"Object.keys(lanes).length+' lifelines';\n"
+	"document.getElementById('selfcheck').textContent=r;\n"
+	"document.title=r+' \\u2014 '+document.title;\n"
+	"var h=svg.querySelector('g.headers');\n"
+	"window.addEventListener('scroll',function(){\n"
+	" var d=Math.max(0,-svg.getBoundingClientRect().top);\n"
+	" h.setAttribute('transform','translate(0,'+d+')');\n"
+	" h.classList.toggle('stuck',d>0);});\n"
+	"})();\n";
+
+/* The page, to @f; svg_layout(0) has run. Errors are left in @f. */
+void write_html(FILE *f, const char *title)
+{
+	out = f;
+	put("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	    "<title>");
+	esc(title, -1);
+	P("</title>\n<style>body{margin:8px;font-family:sans-serif}"
+	  "h1{font-size:15px;margin:0 0 4px}"
+	  "#legend{font-size:12px;color:#455a64;margin:0 0 6px}"
+	  "#legend span{margin-right:12px}"
+	  "#selfcheck{font:11px monospace;color:#757575;margin-top:6px}%s"
+	  "</style>\n</head><body>\n<h1>", css);
+	esc(title, -1);
+	put("</h1>\n<div id=\"legend\">");
+	{
+		size_t i;
+
+		for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+			P("<span style=\"color:%s\">\xe2\x96\xac %s</span>",
+			  families[i].color, families[i].label);
+	}
+	put("<span>\xe2\x9c\x93/\xe2\x9c\x97 completion</span>"
+	    "<span>\xe2\x87\x92 state</span><span>\xe2\x9a\x91 event</span>"
+	    "<span>\xe2\x9c\x95 frame not received</span>"
+	    "<span>\xe2\x97\x8b frame whose tx is missing</span></div>\n");
+	put_svg(0, title);
+	P("<div id=\"selfcheck\">selfcheck: not run</div>\n<script>\n%s"
+	  "</script>\n</body></html>\n", selfcheck_js);
+}
+
+/* The picture, to @f; svg_layout(1) has run. Errors are left in @f. */
+void write_svg(FILE *f, const char *title)
+{
+	out = f;
+	put("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	put_svg(1, title);
+}

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softdapl-seq: the diagram as plain text, for a terminal or a README.
+ *
+ *      +us  ep1 (pid 4711)                      ep2 (pid 4711)
+ *           local 127.0.0.1:44829               local 127.0.0.1:45805
+ *           peer 127.0.0.1:45805                peer 127.0.0.1:44829
+ *               |                                   |
+ *      629      |       ep_post_rdma_read cookie=0x7 *
+ *      632      |<-- READ_REQ seq=2 len=32 rkey=... |
+ *      711      |--- READ_RESP seq=1 len=32 ack=1 ->|
+ *      734      |   [ok] RDMA_READ len=32 cookie=0x7 *
+ *
+ * The lifelines are columns ('|'), in the order of the pictures; the rows
+ * are the pictures' rows, one item each, time going down, with the time in
+ * microseconds after the first line of the traces on the left. A note
+ * (call, completion, state change, event, error) is a '*' on its lifeline
+ * with its text on the right (on the left when only that side has room); a
+ * frame is an arrow on the row of its tx, from the sender's lifeline to
+ * the receiver's, its label inside when it fits, else beside it; the rx
+ * line's own row is left out unless the receiver refused the frame. A
+ * frame nobody received ends in 'x', one whose tx is not in the traces
+ * starts from 'o'. Labels that do not fit are cut with "...": no line is
+ * longer than the width, and the output is pure ASCII (any other character
+ * of a trace becomes '?').
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "softdapl-seq.h"
+
+#define NOTE_MARK	'*'
+#define MAX_SPACING	60	/* columns between two lifelines, at most */
+#define MIN_SPACING	6	/* and at least */
+#define LABEL_LEN	1200	/* a label's or note's text, at most */
+
+static FILE *out;
+static int width;		/* columns of a line, at most */
+static int tw;			/* the time column, with its gap */
+static int64_t t0;		/* the time of the first line */
+static int c0, spacing;		/* the first lifeline's column, the gap */
+static int *col;		/* lanes[] index -> column of its lifeline */
+static char row[TEXT_MAX_WIDTH + 1];
+
+/*
+ * Places the lifelines in @w columns: the time column, then the lanes
+ * evenly, MAX_SPACING apart at most. Returns 0, or -1 when they do not
+ * fit (said on stderr).
+ */
+int text_layout(int w, int64_t first)
+{
+	int64_t last = 0;
+	char buf[32];
+	int i;
+
+	width = w;
+	t0 = first;
+	for (i = 0; i < norder; i++)
+		if (items[order[i]].shown && items[order[i]].t - first > last)
+			last = items[order[i]].t - first;
+	snprintf(buf, sizeof(buf), "+%lld", (long long)last);
+	tw = (int)strlen(buf) > 3 ? (int)strlen(buf) + 2 : 5;
+	c0 = tw + 4;	/* room for a short header, centred */
+	spacing = 0;
+	if (nshown_lanes > 1)
+		spacing = (width - 2 - c0) / (nshown_lanes - 1);
+	if (nshown_lanes > 1 && spacing < MIN_SPACING) {
+		fprintf(stderr, "softdapl-seq: %d lifelines do not fit in %d "
+			"columns: give --width %d or more, or fewer lifelines "
+			"(--ep, -P)\n", nshown_lanes, width,
+			c0 + 2 + MIN_SPACING * (nshown_lanes - 1));
+		return -1;
+	}
+	if (spacing > MAX_SPACING)
+		spacing = MAX_SPACING;
+	return 0;
+}
+
+/*
+ * Copies @s into @dst as ASCII: a character that is not printable ASCII
+ * becomes one '?' (sanitize() made the input valid UTF-8, so a character
+ * is a lead byte and its continuation bytes).
+ */
+static void to_ascii(char *dst, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c & 0xc0) == 0x80)
+			continue;
+		dst[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	dst[n] = '\0';
+}
+
+/* The row as blank lifelines, with @time (relative) unless it is < 0. */
+static void row_start(int64_t time)
+{
+	int i;
+
+	memset(row, ' ', (size_t)width);
+	row[width] = '\0';
+	if (time >= 0) {
+		char buf[32];
+		int n = snprintf(buf, sizeof(buf), "%lld", (long long)time);
+
+		if (n <= tw - 2)
+			memcpy(row + tw - 2 - n, buf, (size_t)n);
+	}
+	for (i = 0; i < nshown_lanes; i++)
+		row[col[lane_order[i]]] = '|';
+}
+
+static void row_end(void)
+{
+	int n = width;
+
+	while (n > 0 && row[n - 1] == ' ')
+		n--;
+	fprintf(out, "%.*s\n", n, row);
+}
+
+/*
+ * Writes ASCII @s at column @at, in @room columns at most: cut with "..."
+ * when longer. Returns the columns written.
+ */
+static int put_at(int at, int room, const char *s)
+{
+	int n = (int)strlen(s);
+
+	if (at < 0 || room <= 0 || at >= width)
+		return 0;
+	if (at + room > width)
+		room = width - at;
+	if (n <= room) {
+		memcpy(row + at, s, (size_t)n);
+		return n;
+	}
+	if (room <= 3) {
+		memset(row + at, '.', (size_t)room);
+		return room;
+	}
+	memcpy(row + at, s, (size_t)(room - 3));
+	memcpy(row + at + room - 3, "...", 3);
+	return room;
+}
+
+/*
+ * Text beside column @c: right of it from @c + @gap when it fits there,
+ * else left of it, ending @gap before @c, when it fits there, else cut on
+ * the right (where text is read from), or on the left when the right has
+ * hardly any room.
+ */
+static void put_beside(int c, int gap, const char *s)
+{
+	int n = (int)strlen(s);
+	int right = width - (c + gap), left = c - gap + 1 - tw;
+
+	if (n <= right || (n > left && (right >= 20 || right >= left))) {
+		put_at(c + gap, right, s);
+		return;
+	}
+	if (n > left)
+		n = left;
+	put_at(c - gap + 1 - n, n, s);
+}
+
+/* A note: a mark on the lifeline, its text beside it. */
+static void put_note(int lane, const char *text)
+{
+	row[col[lane]] = NOTE_MARK;
+	put_beside(col[lane], 2, text);
+}
+
+/*
+ * A frame's arrow between the lifelines of columns @from and @to, its
+ * label inside when it fits with dashes on both sides, else beside the
+ * arrow when it fits there (right of its right end, or left of its left
+ * end), else inside, cut (beside it, cut, when the arrow is too short).
+ */
+static void put_arrow(int from, int to, const char *label)
+{
+	int lo = from < to ? from : to, hi = from < to ? to : from;
+	int inner = hi - lo - 1, n = (int)strlen(label), right, left;
+
+	memset(row + lo + 1, '-', (size_t)inner);
+	if (to > from)
+		row[hi - 1] = '>';
+	else
+		row[lo + 1] = '<';
+	if (n + 6 <= inner) {
+		int at = lo + 1 + (inner - n) / 2;
+
+		row[at - 1] = ' ';
+		put_at(at, n, label);
+		row[at + n] = ' ';
+		return;
+	}
+	right = width - (hi + 2);
+	left = lo - 1 - tw;
+	if (n <= right) {
+		put_at(hi + 2, right, label);
+	} else if (n <= left) {
+		put_at(lo - 1 - n, n, label);
+	} else if (inner - 6 >= 12 || (inner - 6 > 0 && inner - 6 >= right &&
+					inner - 6 >= left)) {
+		row[lo + 3] = ' ';
+		put_at(lo + 4, inner - 6, label);
+		row[hi - 3] = ' ';
+	} else if (right >= left) {
+		put_at(hi + 2, right, label);
+	} else {
+		put_at(tw, left, label);
+	}
+}
+
+/*
+ * Which way the peer of frame @it is: toward its lane when that is shown
+ * (*@peer its column, else -1), else the side with room for @len columns
+ * (the right first).
+ */
+static int peer_dir(const struct item *it, int len, int *peer)
+{
+	char rev[256];
+	int l = conn_lane(-1, conn_reverse(find_kv(it, "conn"), rev,
+					   sizeof(rev)));
+	int c = col[it->lane];
+
+	*peer = -1;
+	if (l >= 0 && lanes[l].shown && col[l] != c) {
+		*peer = col[l];
+		return col[l] > c ? 1 : -1;
+	}
+	return c + len < width || c - tw < width - c ? 1 : -1;
+}
+
+/*
+ * Half a frame: "|--- label --x" (a tx nobody received) or "o--- label
+ * -->|" (an rx whose tx is not there), toward or from the peer's side; it
+ * stops short of the peer's lifeline when that is shown. A label that
+ * does not fit in the stub is cut, or goes on the lifeline's other side
+ * when the stub is too short for a word.
+ */
+static void put_stub(const struct item *it, const char *label, int is_tx)
+{
+	int c = col[it->lane], n = (int)strlen(label), room, dir, lo, hi;
+	int total, peer;
+
+	dir = peer_dir(it, n + 9, &peer);
+	room = dir > 0 ? width - 1 - c : c - tw;
+	if (peer >= 0 && (dir > 0 ? peer - c : c - peer) - 2 < room)
+		room = (dir > 0 ? peer - c : c - peer) - 2;
+	total = n + 8 < room ? n + 8 : room;
+	if (total < 2)
+		return;
+	lo = dir > 0 ? c + 1 : c - total;
+	hi = lo + total - 1;
+	memset(row + lo, '-', (size_t)(hi - lo + 1));
+	if (is_tx) {
+		row[dir > 0 ? hi : lo] = 'x';
+	} else {
+		row[dir > 0 ? hi : lo] = 'o';
+		row[dir > 0 ? lo : hi] = dir > 0 ? '<' : '>';
+	}
+	if (total - 8 >= 8 || (total - 8 > 0 && total - 8 >= n)) {
+		row[lo + 3] = ' ';
+		put_at(lo + 4, total - 8, label);
+		row[lo + 4 + (n < total - 8 ? n : total - 8)] = ' ';
+	} else if (dir > 0) {
+		n = n < c - 1 - tw ? n : c - 1 - tw;
+		put_at(c - 1 - n, n, label);
+	} else {
+		put_at(c + 2, width - c - 2, label);
+	}
+}
+
+/* "refused: why", the note of an rx the receiver refused. */
+static void put_refused(const struct item *rx)
+{
+	char text[LABEL_LEN], a[LABEL_LEN];
+
+	snprintf(text, sizeof(text), "refused: %s", find_kv(rx, "bad"));
+	to_ascii(a, sizeof(a), text);
+	put_note(rx->lane, a);
+}
+
+static void put_frame_rows(const struct item *it)
+{
+	const struct item *tx = NULL, *rx = NULL;
+	char label[LABEL_LEN], a[LABEL_LEN];
+
+	if (it->kind == K_TX) {
+		tx = it;
+		if (it->match >= 0 && items[it->match].shown)
+			rx = &items[it->match];
+	} else {
+		rx = it;
+		if (it->match >= 0 && items[it->match].shown) {
+			/* Its arrow is on its tx's row: only a refusal here. */
+			if (find_kv(rx, "bad") != NULL) {
+				row_start(rx->t - t0);
+				put_refused(rx);
+				row_end();
+			}
+			return;
+		}
+	}
+	frame_label(it, label, sizeof(label), 1);
+	to_ascii(a, sizeof(a), label);
+	row_start(it->t - t0);
+	if (tx != NULL && rx != NULL && col[tx->lane] != col[rx->lane])
+		put_arrow(col[tx->lane], col[rx->lane], a);
+	else if (tx != NULL && rx != NULL)
+		put_note(tx->lane, a);	/* to its own lifeline */
+	else
+		put_stub(it, a, tx != NULL);
+	row_end();
+	if (tx == NULL && find_kv(rx, "bad") != NULL) {
+		row_start(-1);
+		put_refused(rx);
+		row_end();
+	}
+}
+
+/* The columns [*lo, *hi) that the header of the @i-th lifeline may use. */
+static void lane_region(int i, int *lo, int *hi)
+{
+	int c = col[lane_order[i]];
+
+	*lo = i == 0 ? tw : (col[lane_order[i - 1]] + c) / 2 + 1;
+	*hi = i == nshown_lanes - 1 ? width : (c + col[lane_order[i + 1]]) / 2;
+}
+
+/*
+ * A header cell over the @i-th lifeline: the first of @cand (NULL-
+ * terminated, at most 3) that fits in its region, centred over it; else
+ * the last, cut with "..." at its end or, if @cut_left, at its start (an
+ * address keeps its port).
+ */
+static void put_cell(int i, const char *const cand[], int cut_left)
+{
+	int c = col[lane_order[i]], lo, hi, n, at, k;
+	char a[LABEL_LEN] = "";
+
+	lane_region(i, &lo, &hi);
+	for (k = 0; cand[k] != NULL; k++) {
+		to_ascii(a, sizeof(a), cand[k]);
+		if ((int)strlen(a) <= hi - lo)
+			break;
+	}
+	n = (int)strlen(a);
+	if (n > hi - lo) {
+		n = hi - lo;
+		if (cut_left && n > 3) {
+			memmove(a + 3, a + strlen(a) - (size_t)(n - 3),
+				(size_t)(n - 3) + 1);
+			memcpy(a, "...", 3);
+		}
+	}
+	at = c - n / 2;
+	if (at + n > hi)
+		at = hi - n;
+	if (at < lo)
+		at = lo;
+	put_at(at, n, a);
+}
+
+/* "127.0.0.1:4791" -> "...:4791" into @buf: the port, when the host does
+ * not fit. */
+static void port_only(const char *addr, char *buf, size_t len)
+{
+	const char *colon = strrchr(addr, ':');
+
+	snprintf(buf, len, "...%s", colon ? colon : addr);
+}
+
+/*
+ * The lifelines' headers: "ep1 (pid 4711)" ("ep1" over "pid 4711" when
+ * one of them does not fit), then the local and peer addresses of the
+ * EPs' connections, if any ("...:4791" when only the port fits).
+ */
+static void put_headers(void)
+{
+	char label[LABEL_LEN], name[LABEL_LEN], pid[64], addr[2][128];
+	char port[136];
+	int i, lo, hi, fit = 1, conns = 0;
+
+	for (i = 0; i < nshown_lanes; i++) {
+		const struct lane *l = &lanes[lane_order[i]];
+
+		lane_region(i, &lo, &hi);
+		if ((int)strlen(lane_label(l, label, sizeof(label))) > hi - lo)
+			fit = 0;
+		conns |= l->nconn > 0;
+	}
+	memset(row, ' ', (size_t)width);
+	put_at(tw - 5, 3, "+us");
+	for (i = 0; i < nshown_lanes; i++) {
+		const struct lane *l = &lanes[lane_order[i]];
+		const char *cand[2] = { label, NULL };
+
+		if (fit)
+			lane_label(l, label, sizeof(label));
+		else
+			snprintf(label, sizeof(label), "%s",
+				 l->name[0] ? l->name : "process");
+		put_cell(i, cand, 0);
+	}
+	row_end();
+	if (!fit) {
+		memset(row, ' ', (size_t)width);
+		for (i = 0; i < nshown_lanes; i++) {
+			const char *cand[2] = { pid, NULL };
+
+			snprintf(pid, sizeof(pid), "pid %ld",
+				 lanes[lane_order[i]].pid);
+			put_cell(i, cand, 0);
+		}
+		row_end();
+	}
+	if (!conns)
+		return;
+	memset(row, ' ', (size_t)width);
+	for (i = 0; i < nshown_lanes; i++) {
+		const struct lane *l = &lanes[lane_order[i]];
+		const char *gt = strchr(l->conn, '>');
+		const char *cand[4] = { name, addr[0], port, NULL };
+
+		if (l->nconn == 0)
+			continue;
+		snprintf(addr[0], sizeof(addr[0]), "%.*s", gt ?
+			 (int)(gt - l->conn) : (int)strlen(l->conn), l->conn);
+		snprintf(name, sizeof(name), "local %s", addr[0]);
+		port_only(addr[0], port, sizeof(port));
+		put_cell(i, cand, 1);
+	}
+	row_end();
+	memset(row, ' ', (size_t)width);
+	for (i = 0; i < nshown_lanes; i++) {
+		const struct lane *l = &lanes[lane_order[i]];
+		const char *gt = strchr(l->conn, '>');
+		const char *cand[4] = { name, addr[1], port, NULL };
+
+		if (l->nconn == 0)
+			continue;
+		snprintf(addr[1], sizeof(addr[1]), "%s", gt ? gt + 1 : "?");
+		snprintf(name, sizeof(name), "peer %s%s", addr[1],
+			 l->nconn > 1 ? " (+more)" : "");
+		port_only(addr[1], port, sizeof(port));
+		put_cell(i, cand, 1);
+	}
+	row_end();
+}
+
+/* @s, wrapped at spaces into lines of the width. */
+static void put_wrapped(const char *s)
+{
+	while (*s) {
+		int n = (int)strlen(s), cut = n;
+
+		if (n > width) {
+			for (cut = width; cut > 0 && s[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				cut = width;
+		}
+		fprintf(out, "%.*s\n", cut, s);
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+}
+
+/* The diagram, to @f; text_layout() has run. Errors are left in @f. */
+void write_text(FILE *f, const char *title)
+{
+	char a[1024];
+	int i;
+
+	out = f;
+	col = xrealloc(NULL, (size_t)nlanes * sizeof(*col) + 1);
+	for (i = 0; i < nlanes; i++)
+		col[i] = -1;
+	for (i = 0; i < nshown_lanes; i++)
+		col[lane_order[i]] = c0 + i * spacing;
+	to_ascii(a, sizeof(a), title);
+	memset(row, ' ', (size_t)width);
+	row[width] = '\0';
+	put_at(0, width, a);
+	row_end();
+	fputc('\n', out);
+
+	put_headers();
+	row_start(-1);
+	row_end();
+
+	for (i = 0; i < norder; i++) {
+		const struct item *it = &items[order[i]];
+		char text[LABEL_LEN];
+
+		if (!it->shown)
+			continue;
+		if (it->kind == K_TX || it->kind == K_RX) {
+			put_frame_rows(it);
+			continue;
+		}
+		note_text(it, text, sizeof(text), 1);
+		to_ascii(a, sizeof(a), text);
+		row_start(it->t - t0);
+		put_note(it->lane, a);
+		row_end();
+	}
+	row_start(-1);
+	row_end();
+	fputc('\n', out);
+	put_wrapped("+us: microseconds after the first line of the traces. "
+		    "|---->| a frame, on the row of its tx; --x a frame nobody "
+		    "received; o--> one whose tx is not traced. * a call, a "
+		    "completion ([ok], [FLUSHED] ...), a state change (OLD => "
+		    "NEW), an event or an error.");
+	free(col);
+	col = NULL;
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softdapl-seq's private header: what its parts share.
+ *
+ * The program is single-threaded and runs in steps, each filling the
+ * tables the next one reads:
+ *
+ *   softdapl-seq-parse.c   read_trace(): lines -> items[], files[]
+ *   softdapl-seq-layout.c  assign_lanes(): items -> lanes[], procs[];
+ *                          match_frames(): tx <-> rx; order_items():
+ *                          order[]; apply_filters(): shown; sort_lanes():
+ *                          lane_order[], the lifelines left to right
+ *   softdapl-seq-label.c   the words of a row (frame labels, notes,
+ *                          lifeline names), shared by every output
+ *   softdapl-seq-svg.c     svg_layout(), write_svg(), write_html()
+ *   softdapl-seq-text.c    write_text(): the same rows in plain ASCII
+ *   softdapl-seq.c         main: options, the steps in order, cleanup
+ *
+ * The tables are globals of the file that fills them, declared here;
+ * after a step has run they are only read.
+ */
+#ifndef SOFTDAPL_SEQ_H
+#define SOFTDAPL_SEQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum kind { K_API, K_STATE, K_TX, K_RX, K_DTO, K_EVENT, K_ERROR, K_NKINDS };
+
+/* What a lane stands for; also its order inside a process. */
+enum lane_kind { L_PROC, L_SRQ, L_SP, L_EP };
+
+struct kv {
+	const char *k;
+	const char *v;
+};
+
+/* One parsed trace line. */
+struct item {
+	int file;		/* index into files[] */
+	long lineno;		/* 1-based line number in that file */
+	int64_t t;		/* microseconds since midnight (+ days seen) */
+	long pid;
+	enum kind kind;
+	const char *obj;	/* OBJECT column, "-" when none */
+	const char *ev;		/* EVENT column */
+	struct kv *kv;		/* the key=value pairs, in line order */
+	int nkv;
+	char *raw;		/* the whole line, for tooltips */
+	char *buf;		/* owns obj, ev and the pairs' strings */
+	int lane;		/* lanes[] index */
+	int match;		/* tx: its rx, rx: its tx, or -1 */
+	int emitted;		/* placed in the row order yet */
+	int shown;		/* survives the filters */
+	int y, h;		/* the SVG row: top and height in pixels */
+};
+
+struct lane {
+	long pid;
+	char name[40];		/* "ep1", "psp1", "srq1" or "" for the process */
+	enum lane_kind kind;
+	int num;		/* the object's number, for ordering */
+	int shown;
+	int x;			/* the SVG lifeline's x */
+	int proc;		/* procs[] index */
+	char conn[96];		/* the first connection seen, LOCAL>REMOTE */
+	int nconn;		/* connections seen */
+};
+
+struct proc {
+	long pid;
+	int first;		/* order of appearance */
+};
+
+/* softdapl-seq.c: allocation that exits on failure, and the options. */
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+#define GROW(arr, n, a)							\
+	do {								\
+		if ((n) == (a)) {					\
+			(a) = (a) ? 2 * (a) : 64;			\
+			(arr) = xrealloc((arr), (size_t)(a) * sizeof(*(arr))); \
+		}							\
+	} while (0)
+
+extern int opt_hide_acks;
+extern int opt_no_process;
+extern int opt_have_from, opt_have_to;
+extern int64_t opt_from, opt_to;
+extern char **opt_eps;
+extern int opt_neps;
+
+/* softdapl-seq-parse.c: the trace lines. */
+extern struct item *items;	/* each file's lines together, in order */
+extern int nitems;
+extern char **files;		/* the traces' names, sanitized */
+extern int nfiles;
+extern long nbad;		/* lines that could not be parsed */
+
+int64_t parse_clock(const char *s);
+int read_trace(const char *path);
+const char *find_kv(const struct item *it, const char *key);
+void free_item(struct item *it);
+
+/* softdapl-seq-layout.c: lifelines, pairs of frames, rows. */
+extern struct lane *lanes;
+extern int nlanes;
+extern struct proc *procs;
+extern int nprocs;
+extern int *order;		/* items in row order */
+extern int norder;
+extern int *lane_order;		/* the shown lanes, left to right */
+extern int nshown_lanes;
+
+int obj_num(const char *name, const char *prefix);
+int conn_lane(long pid, const char *conn);
+const char *conn_reverse(const char *conn, char *buf, size_t len);
+void assign_lanes(void);
+void match_frames(void);
+void order_items(void);
+void apply_filters(void);
+void sort_lanes(void);
+void free_layout(void);
+
+/*
+ * softdapl-seq-label.c: the words of rows. @ascii picks plain ASCII
+ * (the text output) over the UTF-8 marks of the pictures.
+ */
+void frame_label(const struct item *it, char *buf, size_t len, int ascii);
+void note_text(const struct item *it, char *buf, size_t len, int ascii);
+const char *lane_label(const struct lane *l, char *buf, size_t len);
+
+/* softdapl-seq-svg.c: pictures and pages. */
+extern int lane_w;		/* --lane-width */
+
+void svg_layout(int picture);
+void write_svg(FILE *f, const char *title);
+void write_html(FILE *f, const char *title);
+
+/*
+ * softdapl-seq-text.c: the diagram in plain ASCII, @width columns at most
+ * (text_layout() fails, saying why, when the lifelines do not fit), times
+ * in microseconds after @first.
+ */
+#define TEXT_WIDTH	100
+#define TEXT_MIN_WIDTH	40
+#define TEXT_MAX_WIDTH	1000
+
+int text_layout(int width, int64_t first);
+void write_text(FILE *f, const char *title);
+
+#endif /* SOFTDAPL_SEQ_H */
