@@ -595,6 +595,60 @@ TR_FREE(rsp_free, DAT_RSP_HANDLE)
 TR_FREE(csp_free, DAT_CSP_HANDLE)
 TR_FREE(srq_free, DAT_SRQ_HANDLE)
 
+/* A name for each bit of @v set, "|"-joined, into @buf; @none for 0. */
+struct bit_name {
+	unsigned	bit;
+	const char	*name;
+};
+
+static const char *bit_names(const struct bit_name *t, size_t n, unsigned v,
+			     const char *none, char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && o < len; i++)
+		if (v & t[i].bit) {
+			o += (size_t)snprintf(buf + o, len - o, "%s%s",
+					      o > 0 ? "|" : "", t[i].name);
+			v &= ~t[i].bit;
+		}
+	if (o == 0)
+		snprintf(buf, len, "%s", none);
+	else if (v != 0 && o < len)	/* bits no table names */
+		snprintf(buf + o, len - o, "|0x%x", v);
+	return buf;
+}
+
+/* Memory privileges as TRACE.md writes them ("LOCAL_READ|REMOTE_WRITE"). */
+static const char *priv_names(DAT_MEM_PRIV_FLAGS priv, char *buf, size_t len)
+{
+	static const struct bit_name t[] = {
+		{ DAT_MEM_PRIV_LOCAL_READ_FLAG, "LOCAL_READ" },
+		{ DAT_MEM_PRIV_LOCAL_WRITE_FLAG, "LOCAL_WRITE" },
+		{ DAT_MEM_PRIV_REMOTE_READ_FLAG, "REMOTE_READ" },
+		{ DAT_MEM_PRIV_REMOTE_WRITE_FLAG, "REMOTE_WRITE" },
+		{ DAT_MEM_PRIV_EXTENSION_BASE, "REMOTE_ATOMIC" },
+	};
+
+	return bit_names(t, SD_ARRAY_SIZE(t), (unsigned)priv, "NONE", buf, len);
+}
+
+/* EVD stream flags as TRACE.md writes them ("DTO|CONNECTION"). */
+static const char *evd_flag_names(DAT_EVD_FLAGS f, char *buf, size_t len)
+{
+	static const struct bit_name t[] = {
+		{ DAT_EVD_SOFTWARE_FLAG, "SOFTWARE" },
+		{ DAT_EVD_CR_FLAG, "CR" },
+		{ DAT_EVD_DTO_FLAG, "DTO" },
+		{ DAT_EVD_CONNECTION_FLAG, "CONNECTION" },
+		{ DAT_EVD_RMR_BIND_FLAG, "RMR_BIND" },
+		{ DAT_EVD_ASYNC_FLAG, "ASYNC" },
+	};
+
+	return bit_names(t, SD_ARRAY_SIZE(t), (unsigned)f, "NONE", buf, len);
+}
+
 static DAT_RETURN DAT_API tr_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
 					DAT_REGION_DESCRIPTION region,
 					DAT_VLEN len, DAT_PZ_HANDLE pz,
@@ -606,13 +660,14 @@ static DAT_RETURN DAT_API tr_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
 {
 	DAT_RETURN r = rc.lmr_create(ia, type, region, len, pz, priv, va, lmr,
 				     lctx, rctx, rlen, raddr);
+	char pn[96];
 
 	sd_trace("api", OUT_NAME(r, lmr), "lmr_create",
-		 "ret=%s pz=%s len=%llu lmr_context=0x%x rmr_context=0x%x priv=0x%x",
+		 "ret=%s pz=%s len=%llu lmr_context=0x%x rmr_context=0x%x priv=%s",
 		 RET(r), NAME(pz), (unsigned long long)len,
 		 r == DAT_SUCCESS && lctx != NULL ? (unsigned)*lctx : 0,
 		 r == DAT_SUCCESS && rctx != NULL ? (unsigned)*rctx : 0,
-		 (unsigned)priv);
+		 priv_names(priv, pn, sizeof(pn)));
 	return r;
 }
 
@@ -643,14 +698,16 @@ static DAT_RETURN DAT_API tr_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
 				      DAT_RMR_CONTEXT *ctx)
 {
 	DAT_RETURN r = rc.rmr_bind(rmr, lmr, t, priv, va, ep, cookie, f, ctx);
+	char pn[96];
 
 	sd_trace("api", NAME(rmr), "rmr_bind",
-		 "ret=%s ep=%s lmr=%s cookie=0x%llx len=%llu flags=%s rmr_context=0x%x",
+		 "ret=%s ep=%s lmr=%s cookie=0x%llx len=%llu flags=%s rmr_context=0x%x priv=%s",
 		 RET(r), NAME(ep), NAME(lmr), (unsigned long long)cookie.as_64,
 		 r == DAT_SUCCESS && t != NULL ?
 		 (unsigned long long)t->segment_length : 0ull,
 		 sd_trace_flags(f).s,
-		 r == DAT_SUCCESS && ctx != NULL ? (unsigned)*ctx : 0);
+		 r == DAT_SUCCESS && ctx != NULL ? (unsigned)*ctx : 0,
+		 priv_names(priv, pn, sizeof(pn)));
 	return r;
 }
 
@@ -659,10 +716,11 @@ static DAT_RETURN DAT_API tr_evd_create(DAT_IA_HANDLE ia, DAT_COUNT qlen,
 					DAT_EVD_HANDLE *evd)
 {
 	DAT_RETURN r = rc.evd_create(ia, qlen, cno, f, evd);
+	char fn[96];
 
 	sd_trace("api", OUT_NAME(r, evd), "evd_create",
-		 "ret=%s qlen=%d flags=0x%x cno=%s", RET(r), (int)qlen,
-		 (unsigned)f, NAME(cno));
+		 "ret=%s qlen=%d flags=%s cno=%s", RET(r), (int)qlen,
+		 evd_flag_names(f, fn, sizeof(fn)), NAME(cno));
 	return r;
 }
 

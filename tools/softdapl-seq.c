@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "softdapl-seq.h"
 
@@ -231,6 +232,12 @@ int main(int argc, char **argv)
 		output != NULL && ends_with(output, ".txt");
 
 	if (optind == argc) {
+		/* A first run without arguments: say what it wants, not hang. */
+		if (isatty(STDIN_FILENO)) {
+			fprintf(stderr, "softdapl-seq: no trace given: name trace files "
+				"(SOFTDAPL_TRACE=FILE) or pipe one in; --help for more\n");
+			return 2;
+		}
 		read_trace("-");
 	} else {
 		for (i = optind; i < argc; i++)
