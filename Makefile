@@ -362,7 +362,8 @@ MEMCHECK_TESTS	?= 'example_*' 'registry_*' strerror_every_code \
 		   'provider_srq*' 'provider_dto*' 'provider_data2*' \
 		   'provider_notify*' 'provider_wildcard*' 'provider_conn2*' \
 		   'provider_counters2*' 'provider_ud2*' 'provider_ext_*' \
-		   '!provider_ext_dtestx*'
+		   '!provider_ext_dtestx*' 'trace_*' '!trace_allocates_nothing' \
+		   'datinfo_*'
 
 memcheck: deps all
 	$(if $(SAN),$(error make memcheck runs the plain build, not SAN=$(SAN)))

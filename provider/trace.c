@@ -90,6 +90,19 @@ __attribute__((constructor)) static void sd_trace_init(void)
 	wrap_rc();
 }
 
+/*
+ * The library is unloaded: the registry's dlclose after the last IA
+ * closed, or exit. No provider code runs after a dlclose; at exit, a
+ * thread of an IA the consumer never closed may still trace, and its
+ * write() then fails (EBADF) and is dropped, as a write to a full disk
+ * would be. stderr is not ours to close.
+ */
+__attribute__((destructor)) static void sd_trace_fini(void)
+{
+	if (trace_fd > STDERR_FILENO)
+		close(trace_fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* Lines                                                               */
 
