@@ -162,7 +162,8 @@ $(O)/test/libcountalloc.so: test/countalloc.c
 TEST_LINK_OBJS	:= $(O)/registry/conf.o
 # The memory objects too (test-provider-mem.c supplies the two IA lookups).
 TEST_LINK_OBJS	+= $(O)/provider/obj.o $(O)/provider/pz.o $(O)/provider/lmr.o \
-		   $(O)/provider/rmr.o $(O)/provider/trace.o
+		   $(O)/provider/rmr.o $(O)/provider/trace.o \
+		   $(O)/provider/trace-api.o
 
 $(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"'
 

@@ -88,6 +88,10 @@ struct sd_trace_conn {
 	char		name[120];	/* "LOCAL>REMOTE", or "" until known */
 };
 
+/* "ADDR:PORT" ("[ADDR]:PORT" for IPv6) of @sa into @buf of @n bytes. */
+struct sockaddr;
+void sd_trace_addr_str(const struct sockaddr *sa, char *buf, size_t n);
+
 /* "LOCAL>REMOTE" of connected socket @fd, into @c->name once. */
 const char *sd_trace_conn_name(struct sd_trace_conn *c, int fd);
 
@@ -116,7 +120,12 @@ void sd_trace_cm(const char *dir, const struct sd_obj *ep,
 		 const struct sd_obj *sp, struct sd_trace_conn *c, int fd,
 		 const uint8_t *msg, const char *bad);
 
-/* Wraps the slots of the RC and the UD provider tables with api lines. */
+/*
+ * Point the slots of the RC provider table (at load, when tracing) and of
+ * the UD table (@p, when ud.c builds it) at wrappers that write the calls'
+ * api lines (trace-api.c).
+ */
+void sd_trace_wrap_rc(void);
 void sd_trace_wrap_ud(DAT_PROVIDER *p);
 
 #endif
