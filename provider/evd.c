@@ -259,6 +259,16 @@ static void trace_event(struct sd_evd *evd, const DAT_EVENT *ev, int r)
 		 r == 0 ? "" : "dropped=overflow");
 }
 
+/* The EVD's state as its trace lines name it: "ENABLED|WAITABLE". */
+static const char *evd_state_str(bool enabled, bool waitable, bool overflowed,
+				 char *buf, size_t n)
+{
+	snprintf(buf, n, "%s|%s%s", enabled ? "ENABLED" : "DISABLED",
+		 waitable ? "WAITABLE" : "UNWAITABLE",
+		 overflowed ? "|OVERFLOWED" : "");
+	return buf;
+}
+
 /*
  * Appends @ev to @evd, wakes the waiter or triggers the CNO (CNO-1..3),
  * and on a full ring acts as @mode says. Any thread; takes evd->lock
@@ -288,6 +298,16 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 		report = mode == PUSH_REPORT;
 		if (report) {
 			/* Out of service for good; the waiter returns. */
+			if (sd_trace_enabled()) {
+				char from[48], to[48];
+
+				sd_trace("state", sd_obj_name(&evd->obj).s,
+					 evd_state_str(evd->enabled, evd->waitable,
+						       false, from, sizeof(from)),
+					 "to=%s why=\"queue full\"",
+					 evd_state_str(evd->enabled, evd->waitable,
+						       true, to, sizeof(to)));
+			}
 			evd->overflowed = true;
 			if (evd->waiters > 0)
 				evd_wake(evd);
@@ -935,6 +955,28 @@ DAT_RETURN DAT_API sd_evd_post_se(DAT_EVD_HANDLE evd_handle,
 /* State: enable, waitable, CNO                                       */
 
 /*
+ * Sets @evd's enabled and waitable state, tracing a change (TRACE.md,
+ * `state`) with @why. Caller holds evd->lock.
+ */
+static void evd_set_state(struct sd_evd *evd, bool enabled, bool waitable,
+			  const char *why)
+{
+	if (sd_trace_enabled() &&
+	    (evd->enabled != enabled || evd->waitable != waitable)) {
+		char from[48], to[48];
+
+		sd_trace("state", sd_obj_name(&evd->obj).s,
+			 evd_state_str(evd->enabled, evd->waitable,
+				       evd->overflowed, from, sizeof(from)),
+			 "to=%s why=\"%s\"",
+			 evd_state_str(enabled, waitable, evd->overflowed, to,
+				       sizeof(to)), why);
+	}
+	evd->enabled = enabled;
+	evd->waitable = waitable;
+}
+
+/*
  * dat_evd_enable: later arrivals of notification events trigger the CNO
  * again; events already queued do not (CNO-4). No effect on a direct
  * waiter. Idempotent.
@@ -946,7 +988,7 @@ DAT_RETURN DAT_API sd_evd_enable(DAT_EVD_HANDLE evd_handle)
 	if (evd == NULL)
 		return SD_EVD_BAD_HANDLE;
 	pthread_mutex_lock(&evd->lock);
-	evd->enabled = true;
+	evd_set_state(evd, true, evd->waitable, "dat_evd_enable");
 	pthread_mutex_unlock(&evd->lock);
 	return DAT_SUCCESS;
 }
@@ -963,7 +1005,7 @@ DAT_RETURN DAT_API sd_evd_disable(DAT_EVD_HANDLE evd_handle)
 	if (evd == NULL)
 		return SD_EVD_BAD_HANDLE;
 	pthread_mutex_lock(&evd->lock);
-	evd->enabled = false;
+	evd_set_state(evd, false, evd->waitable, "dat_evd_disable");
 	pthread_mutex_unlock(&evd->lock);
 	return DAT_SUCCESS;
 }
@@ -981,7 +1023,7 @@ DAT_RETURN DAT_API sd_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
 	if (evd == NULL)
 		return SD_EVD_BAD_HANDLE;
 	pthread_mutex_lock(&evd->lock);
-	evd->waitable = false;
+	evd_set_state(evd, evd->enabled, false, "dat_evd_set_unwaitable");
 	if (evd->waiters > 0) {
 		evd->unwaited = true;
 		evd_wake(evd);
@@ -998,7 +1040,7 @@ DAT_RETURN DAT_API sd_evd_clear_unwaitable(DAT_EVD_HANDLE evd_handle)
 	if (evd == NULL)
 		return SD_EVD_BAD_HANDLE;
 	pthread_mutex_lock(&evd->lock);
-	evd->waitable = true;
+	evd_set_state(evd, evd->enabled, true, "dat_evd_clear_unwaitable");
 	pthread_mutex_unlock(&evd->lock);
 	return DAT_SUCCESS;
 }

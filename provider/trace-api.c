@@ -123,6 +123,12 @@ struct real {
 	DAT_RMR_FREE_FUNC		rmr_free;
 	DAT_EVD_CREATE_FUNC		evd_create;
 	DAT_EVD_FREE_FUNC		evd_free;
+	DAT_EVD_ENABLE_FUNC		evd_enable;
+	DAT_EVD_DISABLE_FUNC		evd_disable;
+	DAT_EVD_SET_UNWAITABLE_FUNC	evd_set_unwaitable;
+	DAT_EVD_CLEAR_UNWAITABLE_FUNC	evd_clear_unwaitable;
+	DAT_EVD_RESIZE_FUNC		evd_resize;
+	DAT_EVD_MODIFY_CNO_FUNC		evd_modify_cno;
 	DAT_CNO_CREATE_FUNC		cno_create;
 	DAT_CNO_FREE_FUNC		cno_free;
 	DAT_EP_CREATE_FUNC		ep_create;
@@ -206,6 +212,29 @@ TR_FREE(psp_free, DAT_PSP_HANDLE)
 TR_FREE(rsp_free, DAT_RSP_HANDLE)
 TR_FREE(csp_free, DAT_CSP_HANDLE)
 TR_FREE(srq_free, DAT_SRQ_HANDLE)
+TR_FREE(evd_enable, DAT_EVD_HANDLE)
+TR_FREE(evd_disable, DAT_EVD_HANDLE)
+TR_FREE(evd_set_unwaitable, DAT_EVD_HANDLE)
+TR_FREE(evd_clear_unwaitable, DAT_EVD_HANDLE)
+
+static DAT_RETURN DAT_API tr_evd_resize(DAT_EVD_HANDLE evd, DAT_COUNT qlen)
+{
+	DAT_RETURN r = rc.evd_resize(evd, qlen);
+
+	sd_trace("api", NAME(evd), "evd_resize", "ret=%s qlen=%d", RET(r),
+		 (int)qlen);
+	return r;
+}
+
+static DAT_RETURN DAT_API tr_evd_modify_cno(DAT_EVD_HANDLE evd,
+					    DAT_CNO_HANDLE cno)
+{
+	DAT_RETURN r = rc.evd_modify_cno(evd, cno);
+
+	sd_trace("api", NAME(evd), "evd_modify_cno", "ret=%s cno=%s", RET(r),
+		 NAME(cno));
+	return r;
+}
 
 /* A name for each bit of @v set, "|"-joined, into @buf; @none for 0. */
 struct bit_name {
@@ -615,6 +644,12 @@ void sd_trace_wrap_rc(void)
 	WRAP(&rc, p, rmr_free, rmr_free);
 	WRAP(&rc, p, evd_create, evd_create);
 	WRAP(&rc, p, evd_free, evd_free);
+	WRAP(&rc, p, evd_enable, evd_enable);
+	WRAP(&rc, p, evd_disable, evd_disable);
+	WRAP(&rc, p, evd_set_unwaitable, evd_set_unwaitable);
+	WRAP(&rc, p, evd_clear_unwaitable, evd_clear_unwaitable);
+	WRAP(&rc, p, evd_resize, evd_resize);
+	WRAP(&rc, p, evd_modify_cno, evd_modify_cno);
 	WRAP(&rc, p, cno_create, cno_create);
 	WRAP(&rc, p, cno_free, cno_free);
 	WRAP(&rc, p, ep_create, ep_create);

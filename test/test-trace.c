@@ -697,6 +697,79 @@ TEST_IMPL(trace_refused_write)
 	return 0;
 }
 
+/* How many api lines of @call the trace has. */
+static size_t count_calls(const struct trace *tr, const char *call)
+{
+	size_t n = 0;
+	int i = 0;
+
+	while ((i = find(tr, i, "api", call)) >= 0) {
+		n++;
+		i++;
+	}
+	return n;
+}
+
+/*
+ * An EVD's state changes (enabled, waitable) are state lines, each after
+ * its call's api line comes: why= names the call.
+ */
+TEST_IMPL(trace_evd_states)
+{
+	static const char *const want[][3] = {
+		{ "ENABLED|WAITABLE", "DISABLED|WAITABLE", "dat_evd_disable" },
+		{ "DISABLED|WAITABLE", "DISABLED|UNWAITABLE", "dat_evd_set_unwaitable" },
+		{ "DISABLED|UNWAITABLE", "DISABLED|WAITABLE", "dat_evd_clear_unwaitable" },
+		{ "DISABLED|WAITABLE", "ENABLED|WAITABLE", "dat_evd_enable" },
+	};
+	DAT_EVD_HANDLE evd;
+	DAT_IA_HANDLE ia;
+	struct trace tr;
+	int i = 0;
+	size_t k;
+
+	unlink("e.trace");
+	test_setenv("SOFTDAPL_TRACE", "e.trace");
+	ia = sdt_open_ia("lo", NULL);
+	test_setenv("SOFTDAPL_TRACE", NULL);
+	ASSERT_OK(dat_evd_create(ia, 4, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG,
+				 &evd));
+	ASSERT_OK(dat_evd_disable(evd));
+	ASSERT_OK(dat_evd_disable(evd));	/* no change: no line */
+	ASSERT_OK(dat_evd_set_unwaitable(evd));
+	ASSERT_OK(dat_evd_clear_unwaitable(evd));
+	ASSERT_OK(dat_evd_enable(evd));
+	ASSERT_OK(dat_evd_resize(evd, 8));
+	ASSERT_OK(dat_evd_free(evd));
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+
+	trace_load("e.trace", &tr);
+	ASSERT_GE(find(&tr, 0, "api", "evd_create"), 0);
+	for (k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		i = find(&tr, i, "state", want[k][0]);
+		ASSERT_GE(i, 0);
+		ASSERT_STR_EQ(tr.l[i].obj, first(&tr, "api", "evd_create")->obj);
+		ASSERT_STR_EQ(kv(&tr.l[i], "to"), want[k][1]);
+		ASSERT_STR_EQ(kv(&tr.l[i], "why"), want[k][2]);
+		/* Its call's api line follows. */
+		ASSERT_STR_EQ(tr.l[i + 1].kind, "api");
+		ASSERT_STR_EQ(tr.l[i + 1].event, want[k][2] + 4);
+		i++;
+	}
+	/* The second disable changed nothing: one state line per change. */
+	for (k = 0, i = 0; (i = find(&tr, i, "state", "ENABLED|WAITABLE")) >= 0;
+	     i++)
+		k += strcmp(kv(&tr.l[i], "to"), "DISABLED|WAITABLE") == 0;
+	ASSERT_EQ(k, 1);
+	ASSERT_EQ(count_calls(&tr, "evd_disable"), 2);
+	i = find(&tr, 0, "api", "evd_resize");
+	ASSERT_GE(i, 0);
+	ASSERT_STR_EQ(kv(&tr.l[i], "qlen"), "8");
+	ASSERT_STR_EQ(kv(&tr.l[i], "ret"), "DAT_SUCCESS");
+	trace_free(&tr);
+	return 0;
+}
+
 /* What the provider prints on stderr is an error line too. */
 TEST_IMPL(trace_error_line)
 {
