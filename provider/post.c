@@ -172,20 +172,16 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 	DAT_EVENT ev;
 	bool notify;
 
-	if (evd == NULL || ep->freed) {
-		if (sd_trace_enabled())
-			trace_dto(ep, w, recv, NULL, status, len);
-		return;
-	}
-	if (status == DAT_DTO_SUCCESS && (w->flags & DAT_COMPLETION_SUPPRESS_FLAG)) {
-		if (sd_trace_enabled())
-			trace_dto(ep, w, recv, NULL, status, len);
-		return;		/* SEND-2: only errors of suppressed DTOs */
-	}
-	if (status != DAT_DTO_SUCCESS)
-		len = 0;
+	/* SEND-2: only errors of suppressed DTOs; nothing for a freed EP. */
+	if (ep->freed || (status == DAT_DTO_SUCCESS &&
+			  (w->flags & DAT_COMPLETION_SUPPRESS_FLAG)))
+		evd = NULL;
 	if (sd_trace_enabled())
 		trace_dto(ep, w, recv, evd, status, len);
+	if (evd == NULL)
+		return;
+	if (status != DAT_DTO_SUCCESS)
+		len = 0;
 	notify = dto_notifies(ep, w, recv, status);
 	sd_cnt_inc(evd->cnt, DCNT_EVD_DTO_CALLBACK);
 	if (!recv && w->op == SD_WR_BIND) {
