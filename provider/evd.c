@@ -84,6 +84,16 @@
  * a lost completion does to its EP. dat_evd_post_se on a full ring
  * returns DAT_QUEUE_FULL instead and overflows nothing
  * (dat_evd_post_se(3)).
+ *
+ * An empty EVD. dat_evd_dequeue(3) says DAT_QUEUE_EMPTY, and consumers
+ * written against OFED compare the whole return value with it (dtest:
+ * "while (dat_evd_dequeue(evd, &ev) == DAT_QUEUE_EMPTY)"). OFED answers
+ * with two values: an EVD backed by a completion queue (not the async
+ * EVD, and accepting some stream besides software, connection and CR
+ * events: DTO or RMR bind) returns the plain enumerator 0x000D0000, as
+ * dapls_ib_completion_poll gives it; every other EVD returns
+ * DAT_ERROR(DAT_QUEUE_EMPTY, 0), 0x800D0000. evd_empty_ret gives the same
+ * answer per EVD; DAT_GET_TYPE of either is DAT_QUEUE_EMPTY.
  */
 #include <errno.h>
 #include <sched.h>
@@ -591,11 +601,26 @@ void sd_evd_destroy(struct sd_evd *evd)
 /* ------------------------------------------------------------------ */
 /* Taking events out                                                  */
 
+/*
+ * What dat_evd_dequeue returns for an empty @evd (see the top): OFED's
+ * value for an EVD of these flags.
+ */
+static DAT_RETURN evd_empty_ret(const struct sd_evd *evd)
+{
+	const DAT_EVD_FLAGS cqless = DAT_EVD_SOFTWARE_FLAG |
+		DAT_EVD_CONNECTION_FLAG | DAT_EVD_CR_FLAG;
+
+	if (!(evd->flags & DAT_EVD_ASYNC_FLAG) && (evd->flags & ~cqless))
+		return DAT_QUEUE_EMPTY;
+	return SD_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+}
+
 /* DAT_INVALID_STATE for an EVD that overflowed (see the top). */
 #define SD_EVD_OVERFLOWED SD_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE)
 
 /*
- * dat_evd_dequeue: the oldest event, DAT_QUEUE_EMPTY when there is none,
+ * dat_evd_dequeue: the oldest event, DAT_QUEUE_EMPTY when there is none
+ * (plain or error class: evd_empty_ret),
  * DAT_INVALID_STATE / DAT_INVALID_STATE_EVD_WAITER while a thread waits
  * (dat_evd_dequeue(3)), DAT_INVALID_STATE once the EVD overflowed.
  * DAT_INVALID_PARAMETER without event (ARG2). Never blocks.
@@ -632,7 +657,7 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	else if (evd->waiters > 0)
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
 	else if (evd->count == 0)
-		ret = SD_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+		ret = evd_empty_ret(evd);
 	else
 		evd_pop(evd, event);
 	if (ret == DAT_SUCCESS || DAT_GET_TYPE(ret) == DAT_QUEUE_EMPTY) {

@@ -4,6 +4,7 @@
 TEST_ENTRY(provider_evd_create_errors)
 TEST_ENTRY(provider_evd_query_and_state)
 TEST_ENTRY(provider_evd_post_se_dequeue)
+TEST_ENTRY(provider_evd_empty_value_per_kind)
 TEST_ENTRY(provider_evd_wait_errors)
 TEST_ENTRY(provider_evd_wait_timeout)
 TEST_ENTRY(provider_evd_wait_threshold_from_thread)

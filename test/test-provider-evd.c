@@ -361,6 +361,46 @@ TEST_IMPL(provider_evd_post_se_dequeue)
 	return 0;
 }
 
+/*
+ * An empty EVD answers dat_evd_dequeue as OFED does (evd.c): plain
+ * DAT_QUEUE_EMPTY (0x000D0000) from an EVD that OFED backs with a
+ * completion queue, DAT_ERROR(DAT_QUEUE_EMPTY, 0) from the others.
+ * dtest's polling loop compares with the plain value.
+ */
+TEST_IMPL(provider_evd_empty_value_per_kind)
+{
+	static const struct {
+		DAT_EVD_FLAGS flags;
+		DAT_RETURN empty;
+	} kinds[] = {
+		{ DAT_EVD_DTO_FLAG, DAT_QUEUE_EMPTY },
+		{ DAT_EVD_RMR_BIND_FLAG, DAT_QUEUE_EMPTY },
+		{ DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG, DAT_QUEUE_EMPTY },
+		{ DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG, DAT_QUEUE_EMPTY },
+		{ DAT_EVD_DTO_FLAG | DAT_EVD_SOFTWARE_FLAG, DAT_QUEUE_EMPTY },
+		{ DAT_EVD_CONNECTION_FLAG, DAT_CLASS_ERROR | DAT_QUEUE_EMPTY },
+		{ DAT_EVD_CR_FLAG, DAT_CLASS_ERROR | DAT_QUEUE_EMPTY },
+		{ DAT_EVD_SOFTWARE_FLAG, DAT_CLASS_ERROR | DAT_QUEUE_EMPTY },
+		{ DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG,
+		  DAT_CLASS_ERROR | DAT_QUEUE_EMPTY },
+	};
+	DAT_EVD_HANDLE async, evd;
+	DAT_IA_HANDLE ia;
+	DAT_EVENT ev;
+	size_t i;
+
+	ia = open_ia(&async);
+	ASSERT_DAT_EQ(dat_evd_dequeue(async, &ev), DAT_CLASS_ERROR | DAT_QUEUE_EMPTY);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		ASSERT_OK(dat_evd_create(ia, 8, DAT_HANDLE_NULL, kinds[i].flags, &evd));
+		ASSERT_DAT_EQ(dat_evd_dequeue(evd, &ev), kinds[i].empty);
+		ASSERT_DAT_EQ(DAT_GET_TYPE(dat_evd_dequeue(evd, &ev)), DAT_QUEUE_EMPTY);
+		ASSERT_OK(dat_evd_free(evd));
+	}
+	close_ia(ia);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Waiting                                                            */
 
