@@ -846,6 +846,14 @@ struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep);
  */
 void sd_srq_release(struct sd_srq *srq, struct sd_wqe *w, bool requeue);
 
+/*
+ * A UD EP's take (ud.c): the oldest posted buffer of @srq, NULL when none
+ * is (the datagram is dropped: no RNR wait, no EP watermark). The caller
+ * completes it and gives it back with sd_srq_release(requeue false)
+ * before it drops its EP's lock. ep->lock of the UD EP held.
+ */
+struct sd_wqe *sd_srq_take_dgram(struct sd_srq *srq);
+
 /* Takes @ep off @srq's waiting list. ep->lock held. */
 void sd_srq_forget(struct sd_srq *srq, struct sd_ep *ep);
 

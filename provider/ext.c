@@ -41,6 +41,7 @@
 struct sd_query {
 	struct sd_obj		obj;		/* magic SD_MAGIC_QUERY */
 	struct sd_ia_addr	addr;		/* const: what ia_params named */
+	struct sd_ia_named	named;		/* const: provider_attr points here */
 };
 
 static DAT_RETURN open_query(const char *name, DAT_IA_HANDLE *out,
@@ -84,7 +85,8 @@ static DAT_RETURN open_query(const char *name, DAT_IA_HANDLE *out,
 	q->obj.type = (DAT_HANDLE_TYPE)DAT_IB_HANDLE_TYPE_EXT;
 	q->obj.ia = NULL;
 	sd_list_init(&q->obj.node);
-	sd_ia_attr_fill(&q->addr, ia_attr, pr_attr);
+	sd_ia_named_init(&q->named, &q->addr);
+	sd_ia_attr_fill(&q->addr, &q->named, ia_attr, pr_attr);
 	free(params);
 	*out = (DAT_IA_HANDLE)q;
 	return DAT_SUCCESS;

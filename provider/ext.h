@@ -112,9 +112,13 @@ struct sd_ud_ep {
 	uint32_t		qpn, qkey;	/* const: our number, our key */
 	struct sd_wq		sq;		/* lock: sends the kernel has not taken */
 	struct sd_ud_dest	*dest;		/* lock: sq.size slots, one per sq WQE */
-	struct sd_wq		rq;		/* lock: receives */
+	struct sd_wq		rq;		/* lock: receives (none with @srq) */
+	struct sd_srq		*srq;		/* const: where receives come from
+						 * instead (srq->eps counts it), or
+						 * NULL */
 	bool			tx_blocked;	/* lock: EAGAIN, POLLOUT awaited */
-	struct sd_list		ahs;		/* lock: address handles (sd_ud_ah) */
+	struct sd_list		ahs;		/* ud_ah_lock: address handles it
+						 * resolved (sd_ud_ah) */
 	struct sd_list		cm_new;		/* lock: CMs the engine has not taken */
 	/*
 	 * Attempts (struct sd_ud_cm) made by dat_ep_connect and dat_cr_accept
@@ -160,12 +164,21 @@ struct sd_ud_ep {
 
 #define SD_UD_AH_MAGIC		0x53445541u	/* "SDUA" */
 
-/* An address handle: where dat_ib_post_send_ud sends. */
+/*
+ * An address handle: where dat_ib_post_send_ud sends. As on InfiniBand,
+ * where a handle belongs to a protection domain and not to a QP, any UD
+ * EP of the same IA and PZ may send through it (dtestsrq -u: a server EP
+ * answers through the handle another EP resolved). It lives until
+ * dat_ib_ud_ah_free or until the EP that resolved it is destroyed.
+ * ud_ah_lock (ud.c), a leaf lock, guards every handle's magic and node.
+ */
 struct sd_ud_ah {
-	uint32_t		magic;		/* SD_UD_AH_MAGIC while live */
-	struct sd_ud_ep		*ep;		/* const: owner */
+	uint32_t		magic;		/* ud_ah_lock; SD_UD_AH_MAGIC while live */
+	struct sd_ud_ep		*ep;		/* const: the EP that resolved it */
+	struct sd_ia		*ia;		/* const: ep's IA */
+	struct sd_pz		*pz;		/* const: ep's PZ then */
 	struct sd_ud_dest	dest;		/* const */
-	struct sd_list		node;		/* ep->lock: in ep->ahs */
+	struct sd_list		node;		/* ud_ah_lock: in ep->ahs */
 };
 
 /* The live UD EP of a consumer handle, or NULL. */
@@ -187,6 +200,18 @@ DAT_RETURN DAT_API sd_ext_ep_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 				    DAT_EVD_HANDLE req_evd,
 				    DAT_EVD_HANDLE conn_evd,
 				    const DAT_EP_ATTR *attr, DAT_EP_HANDLE *ep);
+
+/*
+ * The ep_create_with_srq slot, the same way: a UD EP whose receives come
+ * from the SRQ (dtestsrq -u), else sd_ep_create_with_srq.
+ */
+DAT_RETURN DAT_API sd_ext_ep_create_with_srq(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+					     DAT_EVD_HANDLE recv_evd,
+					     DAT_EVD_HANDLE req_evd,
+					     DAT_EVD_HANDLE conn_evd,
+					     DAT_SRQ_HANDLE srq,
+					     const DAT_EP_ATTR *attr,
+					     DAT_EP_HANDLE *ep);
 
 /* dat_ib_post_send_ud (ext.c decodes it); DAT_RETURN for the consumer. */
 DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
@@ -392,10 +417,11 @@ DAT_RETURN sd_cnt_start_stop(DAT_HANDLE h, int type, bool start);
 
 /*
  * ia.c: fills @ia_attr and @provider_attr (either may be NULL) for an IA
- * at @addr, exactly as dat_ia_query does; for dat_ib_open_query, which has
- * no IA.
+ * at @addr with the named attributes @named, exactly as dat_ia_query
+ * does; for dat_ib_open_query, which has no IA.
  */
-void sd_ia_attr_fill(const struct sd_ia_addr *addr, DAT_IA_ATTR *ia_attr,
+void sd_ia_attr_fill(const struct sd_ia_addr *addr,
+		     const struct sd_ia_named *named, DAT_IA_ATTR *ia_attr,
 		     DAT_PROVIDER_ATTR *provider_attr);
 
 #endif

@@ -388,6 +388,7 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 			     DAT_INVALID_ADDRESS_UNREACHABLE);
 		goto out_ia;
 	}
+	sd_ia_named_init(&ia->named, &ia->addr);
 
 	rc = sd_engine_get();
 	if (rc != 0) {
@@ -492,14 +493,39 @@ DAT_RETURN DAT_API sd_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 /* Query                                                              */
 
 /*
- * Named attributes dtest and dtestx look for. The IB extension (ext.h)
- * advertises what it implements, by the names of dat_ib_extensions.h, as
- * OFED does: RDMA write with immediate data and the atomics (the data
- * path: post.c, rx.c; dtestx skips the atomics unless they are TRUE),
- * unreliable datagrams (ud.c) and counters (counters.c; dtestx -p looks
- * for the name). Not the MPI collectives (ext.c refuses them).
+ * The provider-specific named attributes: the set OFED's openib providers
+ * give (dapls_query_provider_specific_attr), which consumers read by name,
+ * with values true of softdapl, and SOFTDAPL_TRANSPORT. OFED takes the
+ * port's facts from the HCA; softdapl takes them from the IA's interface
+ * as a RoCE device does (Linux rxe), read once at open (params.c):
+ *
+ *   DAT_IB_PROVIDER_NAME      "softdapl"
+ *   DAT_IB_DEVICE_NAME        ia_attr.adapter_name, as OFED
+ *   DAT_IB_CONNECTIVITY_MODE  "DIRECT" (no proxy)
+ *   DAT_IB_RDMA_READ          "TRUE" (dtest runs its RDMA reads on it)
+ *   DAT_IB_NODE_GUID          the interface's MAC as an EUI-64 (rxe's node
+ *                             GUID; 0200:00ff:fe00:0000 for lo)
+ *   DAT_IB_GID                the IA's address as a RoCE v2 GID: an IPv6
+ *                             address as is, IPv4 as ::ffff:a.b.c.d
+ *   DAT_IB_TRANSPORT_MTU      the largest IB MTU (256 ... 4096) whose UD
+ *                             datagram (our 40-byte UD header, UDP and IP
+ *                             headers) fits one packet of the interface, as
+ *                             RoCE picks 1024 on 1500-byte Ethernet and
+ *                             4096 on lo; 4096 if the MTU is unknown.
+ *                             Datagrams of up to SD_UD_MAX_MSG work, in
+ *                             IP fragments; dtestsrq sizes its buffers and
+ *                             its UD messages by this value
+ *   DAT_IB_PORT_STATUS        "ACTIVE" when the interface was up and running
+ *                             at open, else "DOWN"; "UNKNOWN" without one
+ *   DAT_IB_PORT_NUMBER        "1": an IA has one port
+ *
+ * then the IB extension's capabilities (ext.h), by the names of
+ * dat_ib_extensions.h: RDMA write with immediate data and the atomics
+ * (dtestx skips the atomics unless they are TRUE), unreliable datagrams
+ * and counters (dtestx -p looks for the name). Not the MPI collectives
+ * (ext.c refuses them).
  */
-static DAT_NAMED_ATTR provider_specific[] = {
+static const DAT_NAMED_ATTR named_const[] = {
 	{ "DAT_IB_RDMA_READ", "TRUE" },
 	{ "DAT_EXTENSION_INTERFACE", "TRUE" },
 	{ DAT_IB_ATTR_IMMED_DATA, "TRUE" },
@@ -509,6 +535,58 @@ static DAT_NAMED_ATTR provider_specific[] = {
 	{ DAT_IB_ATTR_COUNTERS, "TRUE" },
 	{ "SOFTDAPL_TRANSPORT", "tcp" },
 };
+/* The 8 made per IA, then these. */
+_Static_assert(8 + SD_ARRAY_SIZE(named_const) <= SD_IA_NAMED_MAX,
+	       "struct sd_ia_named holds them all");
+
+/* The IB MTU of a UD datagram in one packet of an interface of @mtu. */
+static unsigned ib_mtu(const struct sd_ia_addr *a)
+{
+	unsigned over = SD_UD_HDR_SIZE + 8 +
+		(a->ss.ss_family == AF_INET6 ? 40 : 20), m;
+
+	if (a->mtu == 0)
+		return 4096;
+	for (m = 4096; m > 256 && m + over > a->mtu; m /= 2)
+		;
+	return m;
+}
+
+void sd_ia_named_init(struct sd_ia_named *nd, const struct sd_ia_addr *a)
+{
+	uint8_t gid[16];
+	size_t i;
+
+	memset(nd, 0, sizeof(*nd));
+	if (a->ss.ss_family == AF_INET6) {
+		memcpy(gid, &((const struct sockaddr_in6 *)&a->ss)->sin6_addr, 16);
+	} else {
+		memset(gid, 0, 10);
+		gid[10] = gid[11] = 0xff;
+		memcpy(gid + 12, &((const struct sockaddr_in *)&a->ss)->sin_addr, 4);
+	}
+	for (i = 0; i < 8; i++)
+		snprintf(nd->gid + 5 * i, sizeof(nd->gid) - 5 * i, "%02x%02x%s",
+			 gid[2 * i], gid[2 * i + 1], i < 7 ? ":" : "");
+	snprintf(nd->guid, sizeof(nd->guid), "%02x%02x:%02xff:fe%02x:%02x%02x",
+		 a->mac[0] ^ 2, a->mac[1], a->mac[2], a->mac[3], a->mac[4],
+		 a->mac[5]);
+	snprintf(nd->mtu, sizeof(nd->mtu), "%u", ib_mtu(a));
+
+#define NAMED(k, v) (nd->attr[nd->n++] = (DAT_NAMED_ATTR){ (k), (v) })
+	NAMED("DAT_IB_PROVIDER_NAME", SD_PROVIDER_NAME);
+	NAMED("DAT_IB_DEVICE_NAME", SD_PROVIDER_NAME);	/* adapter_name */
+	NAMED("DAT_IB_CONNECTIVITY_MODE", "DIRECT");
+	NAMED("DAT_IB_NODE_GUID", nd->guid);
+	NAMED("DAT_IB_GID", nd->gid);
+	NAMED("DAT_IB_TRANSPORT_MTU", nd->mtu);
+	NAMED("DAT_IB_PORT_STATUS", a->ifname[0] == '\0' ? "UNKNOWN" :
+	      a->up ? "ACTIVE" : "DOWN");
+	NAMED("DAT_IB_PORT_NUMBER", "1");
+#undef NAMED
+	for (i = 0; i < SD_ARRAY_SIZE(named_const); i++)
+		nd->attr[nd->n++] = named_const[i];
+}
 
 /*
  * What this provider is; see the README for the limits. Notably:
@@ -562,8 +640,9 @@ static const DAT_PROVIDER_ATTR provider_attr_template = {
 	.is_signal_safe = DAT_FALSE,
 	.ha_supported = DAT_FALSE,
 	.ha_loadbalancing = DAT_HA_LB_NONE,
-	.num_provider_specific_attr = SD_ARRAY_SIZE(provider_specific),
-	.provider_specific_attr = provider_specific,
+	/* The IA's own: sd_ia_attr_fill. */
+	.num_provider_specific_attr = 0,
+	.provider_specific_attr = NULL,
 };
 
 /*
@@ -660,18 +739,24 @@ DAT_RETURN DAT_API sd_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_ev
 			*async_evd = ia->async_evd;
 		pthread_mutex_unlock(&ia->lock);
 	}
-	sd_ia_attr_fill(&ia->addr, ia_attr, provider_attr);
+	sd_ia_attr_fill(&ia->addr, &ia->named, ia_attr, provider_attr);
 	return DAT_SUCCESS;
 }
 
-void sd_ia_attr_fill(const struct sd_ia_addr *addr, DAT_IA_ATTR *ia_attr,
+void sd_ia_attr_fill(const struct sd_ia_addr *addr,
+		     const struct sd_ia_named *named, DAT_IA_ATTR *ia_attr,
 		     DAT_PROVIDER_ATTR *provider_attr)
 {
 	if (ia_attr != NULL)
 		fill_ia_attr(addr, ia_attr);
-	if (provider_attr != NULL)
+	if (provider_attr != NULL) {
 		memcpy(provider_attr, &provider_attr_template,
 		       sizeof(*provider_attr));
+		provider_attr->num_provider_specific_attr = named->n;
+		/* DAT_NAMED_ATTR's fields are not const; nobody writes them. */
+		provider_attr->provider_specific_attr =
+			(DAT_NAMED_ATTR *)(uintptr_t)named->attr;
+	}
 }
 
 /*

@@ -33,6 +33,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "softdapl.h"
@@ -301,8 +302,36 @@ static int parse_host(const char *word, struct sd_ia_addr *a, char *err,
 		    params, word);
 }
 
-int sd_params_parse(const char *ia_params, struct sd_ia_addr *addr,
-		    char *err, size_t errlen)
+/*
+ * What the IA's interface is like now (its MTU, hardware address and
+ * whether it is up), for the named attributes (ia.c). Best effort: a
+ * fact that cannot be read stays 0.
+ */
+static void link_facts(struct sd_ia_addr *a)
+{
+	struct ifreq ifr;
+	int fd;
+
+	if (a->ifname[0] == '\0' || strlen(a->ifname) >= sizeof(ifr.ifr_name))
+		return;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, a->ifname, strlen(a->ifname));
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		a->mtu = (unsigned)ifr.ifr_mtu;
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0)
+		memcpy(a->mac, ifr.ifr_hwaddr.sa_data, sizeof(a->mac));
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
+		a->up = (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
+			(IFF_UP | IFF_RUNNING);
+	close(fd);
+}
+
+/* The address, without the link facts (sd_params_parse adds them). */
+static int parse_addr(const char *ia_params, struct sd_ia_addr *addr,
+		      char *err, size_t errlen)
 {
 	char word[256], port[32], extra[2];
 	const char *params = ia_params != NULL ? ia_params : "";
@@ -347,4 +376,14 @@ int sd_params_parse(const char *ia_params, struct sd_ia_addr *addr,
 			    params, word);
 
 	return parse_host(word, addr, err, errlen, params);
+}
+
+int sd_params_parse(const char *ia_params, struct sd_ia_addr *addr,
+		    char *err, size_t errlen)
+{
+	int rc = parse_addr(ia_params, addr, err, errlen);
+
+	if (rc == 0)
+		link_facts(addr);
+	return rc;
 }

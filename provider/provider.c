@@ -56,7 +56,7 @@ SD_EXPORT void DAT_API dat_provider_fini(const DAT_PROVIDER_INFO *info);
 
 /* EP, PSP, RSP, CR, CSP, SRQ and the posts (ep.c and the files after it). */
 #define SD_SLOTS_EP(X) \
-	X(ep_create_with_srq) X(ep_query) X(ep_modify) \
+	X(ep_query) X(ep_modify) \
 	X(ep_connect) X(ep_dup_connect) X(ep_common_connect) \
 	X(ep_disconnect) X(ep_reset) X(ep_get_status) X(ep_free) \
 	X(ep_recv_query) X(ep_set_watermark) \
@@ -73,12 +73,13 @@ SD_EXPORT void DAT_API dat_provider_fini(const DAT_PROVIDER_INFO *info);
 /*
  * The IB extensions (ext.h): the extension op, and the slots it routes
  * first. A UD service type makes a UD EP (ud.c), anything else goes to
- * sd_ep_create; every PSP also listens for UD requests on its port's UDP
+ * sd_ep_create or sd_ep_create_with_srq; every PSP also listens for UD requests on its port's UDP
  * side (udcm.c), then psp.c does the rest.
  */
 #define SD_SLOTS_EXT(X) \
 	X(handle_extendedop, sd_handle_extendedop) \
 	X(ep_create, sd_ext_ep_create) \
+	X(ep_create_with_srq, sd_ext_ep_create_with_srq) \
 	X(psp_create, sd_ext_psp_create) \
 	X(psp_create_any, sd_ext_psp_create_any) \
 	X(psp_free, sd_ext_psp_free)

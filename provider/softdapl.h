@@ -236,13 +236,37 @@ struct sd_ia_addr {
 					 * then this host's first non-loopback
 					 * address of that family, else loopback */
 	char			ifname[64];	/* the interface of ss, "" if unknown */
+	/* That interface at open (params.c: link_facts); 0s if unknown. */
+	unsigned		mtu;		/* its MTU, bytes */
+	uint8_t			mac[6];		/* its hardware address (lo: 0s) */
+	bool			up;		/* IFF_UP and IFF_RUNNING */
 };
+
+/*
+ * The provider-specific named attributes of one IA (dat_ia_query's
+ * provider_attr): OFED's set, with values that are true of the IA (ia.c
+ * says how each is made). The consumer keeps pointers into it, so it
+ * lives as long as the IA (or the query handle); filled once by
+ * sd_ia_named_init, const after.
+ */
+#define SD_IA_NAMED_MAX		20
+struct sd_ia_named {
+	DAT_NAMED_ATTR		attr[SD_IA_NAMED_MAX];
+	DAT_COUNT		n;
+	char			mtu[8];		/* "256" ... "4096" */
+	char			guid[20];	/* xxxx:xxxx:xxxx:xxxx */
+	char			gid[40];	/* 8 groups of 4 hex digits */
+};
+
+/* Fills @named for an IA at @addr (ia.c). */
+void sd_ia_named_init(struct sd_ia_named *named, const struct sd_ia_addr *addr);
 
 struct sd_ia {
 	struct sd_obj		obj;
 	pthread_mutex_t		lock;
 	char			name[DAT_NAME_MAX_LENGTH]; /* const */
 	struct sd_ia_addr	addr;		/* const */
+	struct sd_ia_named	named;		/* const */
 	/*
 	 * Where async errors go: the EVD ia_open created (async_evd_ours),
 	 * the consumer's, or another IA's (DAT_EVD_ASYNC_EXISTS); that EVD's

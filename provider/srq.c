@@ -24,7 +24,9 @@
  *
  * RNR: an EP that finds the FIFO empty waits on srq->waiting and its
  * engine stops reading; dat_srq_post_recv wakes the waiting EPs through
- * srq->cmd.
+ * srq->cmd. A UD EP of the SRQ (ud.c) takes a buffer per datagram with
+ * sd_srq_take_dgram and gives it back once the datagram is placed and
+ * completed; with none posted the datagram is lost, as on InfiniBand.
  *
  * Watermarks: the low watermark (dat_srq_set_lw) fires once per setting
  * when fewer than it are posted, at the call or when an EP takes one;
@@ -458,6 +460,24 @@ static void srq_lw_cmd(struct sd_cmd *cmd)
 }
 
 /*
+ * Moves the oldest posted buffer from avail to taken and checks the low
+ * watermark. srq->lock held; avail_count > 0.
+ */
+static struct sd_wqe *srq_pop(struct sd_srq *srq)
+{
+	struct sd_wqe *w = slot_at(srq, srq->avail[srq->avail_head]);
+
+	srq->avail_head = (srq->avail_head + 1) % srq->size;
+	srq->avail_count--;
+	srq->taken++;
+	if (srq->lw_armed && srq->avail_count < (uint32_t)srq->low_watermark) {
+		srq->lw_armed = false;
+		sd_engine_submit(&srq->lw_cmd);
+	}
+	return w;
+}
+
+/*
  * Takes the oldest posted buffer for @ep (SRQ-1, SRQ-4), after checking
  * @ep's high watermarks for it. NULL, with @ep put on the waiting list,
  * when none is posted (RNR); NULL, and not waiting, when taking it would
@@ -474,22 +494,28 @@ struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep)
 			pthread_mutex_unlock(&srq->lock);
 			return NULL;
 		}
-		w = slot_at(srq, srq->avail[srq->avail_head]);
-		srq->avail_head = (srq->avail_head + 1) % srq->size;
-		srq->avail_count--;
-		srq->taken++;
+		w = srq_pop(srq);
 		w->ep = ep;
 		if (ep->srq_waiting) {
 			sd_list_del(&ep->srq_node);
 			ep->srq_waiting = false;
 		}
-		if (srq->lw_armed && srq->avail_count < (uint32_t)srq->low_watermark) {
-			srq->lw_armed = false;
-			sd_engine_submit(&srq->lw_cmd);
-		}
 	} else if (!ep->srq_waiting) {
 		sd_list_add_tail(&srq->waiting, &ep->srq_node);
 		ep->srq_waiting = true;
+	}
+	pthread_mutex_unlock(&srq->lock);
+	return w;
+}
+
+struct sd_wqe *sd_srq_take_dgram(struct sd_srq *srq)
+{
+	struct sd_wqe *w = NULL;
+
+	pthread_mutex_lock(&srq->lock);
+	if (srq->avail_count > 0) {
+		w = srq_pop(srq);
+		w->ep = NULL;
 	}
 	pthread_mutex_unlock(&srq->lock);
 	return w;

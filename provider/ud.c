@@ -51,6 +51,13 @@
 #include "entry.h"
 #include "ext.h"
 
+/*
+ * Guards every UD EP's ahs list and each address handle's magic (ext.h:
+ * struct sd_ud_ah), so that a send through another EP's handle never
+ * races with that handle's free. A leaf: taken under any EP lock.
+ */
+static pthread_mutex_t ud_ah_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Datagrams one poll callback reads at most (the poll fires again). */
 #define UD_RX_BUDGET	256
 
@@ -536,55 +543,42 @@ static void ud_discard(struct sd_ud_ep *ep)
 }
 
 /*
- * Places the DATA datagram of @n bytes (header @h, from @src) that waits
- * in the socket into the oldest receive, or drops it when none is posted.
- * ep->lock held.
+ * ud_rx_data's placement of the datagram into receive @w, which the
+ * caller took from its queue: the status to complete it with, and in
+ * *@len the bytes placed. ep->lock held.
  */
-static void ud_rx_data(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
-		       uint64_t n, const struct sockaddr_storage *src,
-		       socklen_t srclen)
+static DAT_DTO_COMPLETION_STATUS ud_place(struct sd_ud_ep *ep,
+					  const struct sd_wqe *w,
+					  const struct sd_ud_hdr *h, uint64_t n,
+					  const struct sockaddr_storage *src,
+					  socklen_t srclen, uint64_t *len)
 {
 	struct iovec iov[SD_MAX_IOV + 1];
 	uint8_t hb[SD_UD_HDR_SIZE], grh[SD_UD_GRH];
 	uint64_t payload = n - SD_UD_HDR_SIZE, off = SD_UD_GRH;
-	struct sd_wqe *w = sd_wq_at(&ep->rq, 0);
-	struct sd_wqe c;
 	struct msghdr m;
 	size_t k = 1;
 	uint16_t i;
 	ssize_t r;
 
-	if (h->dst_qpn != ep->qpn || h->dst_qkey != ep->qkey || w == NULL ||
-	    ep->state == DAT_EP_STATE_DISCONNECTED) {
-		if (sd_trace_enabled())
-			ud_trace_dgram(ep, "rx", h, n, src, srclen,
-				       w == NULL ? "no receive posted" :
-				       ep->state == DAT_EP_STATE_DISCONNECTED ?
-				       "disconnected" : "not for this EP");
-		ud_discard(ep);		/* not ours, or no receive: lost */
-		return;
-	}
-	c = *w;
-	sd_wq_pop(&ep->rq);
-	if (c.len < SD_UD_GRH || payload > c.len - SD_UD_GRH) {
+	if (w->len < SD_UD_GRH || payload > w->len - SD_UD_GRH) {
 		if (sd_trace_enabled())
 			ud_trace_dgram(ep, "rx", h, n, src, srclen,
 				       "longer than the receive");
 		ud_discard(ep);
-		ud_dto_event(ep, true, &c, DAT_DTO_LENGTH_ERROR, 0, NULL, NULL, 0);
-		return;
+		return DAT_DTO_LENGTH_ERROR;
 	}
 	if (sd_trace_enabled())
 		ud_trace_dgram(ep, "rx", h, n, src, srclen, NULL);
 	iov[0].iov_base = hb;
 	iov[0].iov_len = sizeof(hb);
-	for (i = 0; i < c.nsge; i++) {
-		if (off >= c.sge[i].len) {
-			off -= c.sge[i].len;
+	for (i = 0; i < w->nsge; i++) {
+		if (off >= w->sge[i].len) {
+			off -= w->sge[i].len;
 			continue;
 		}
-		iov[k].iov_base = c.sge[i].addr + off;
-		iov[k].iov_len = (size_t)(c.sge[i].len - off);
+		iov[k].iov_base = w->sge[i].addr + off;
+		iov[k].iov_len = (size_t)(w->sge[i].len - off);
 		off = 0;
 		k++;
 	}
@@ -596,16 +590,59 @@ static void ud_rx_data(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
 	while (r < 0 && errno == EINTR);
 	if (r < 0 || (uint64_t)r != n || (m.msg_flags & MSG_TRUNC)) {
 		/* Gone or changed under us (cannot happen: we are its reader). */
-		ud_dto_event(ep, true, &c, DAT_DTO_ERR_LOCAL_EP, 0, NULL, NULL, 0);
-		return;
+		return DAT_DTO_ERR_LOCAL_EP;
 	}
 	ud_grh(ep, src, payload, grh);
-	sge_copy_in(c.sge, c.nsge, 0, grh, SD_UD_GRH);
-	c.solicited = (h->flags & SD_UD_F_SE) != 0;
+	sge_copy_in(w->sge, w->nsge, 0, grh, SD_UD_GRH);
 	sd_cnt_inc(ep->cnt, DCNT_EP_RECV_UD);
 	sd_cnt_add(ep->cnt, DCNT_EP_RECV_UD_DATA, payload);
-	ud_dto_event(ep, true, &c, DAT_DTO_SUCCESS, SD_UD_GRH + payload, h, src,
-		     srclen);
+	*len = SD_UD_GRH + payload;
+	return DAT_DTO_SUCCESS;
+}
+
+/*
+ * Places the DATA datagram of @n bytes (header @h, from @src) that waits
+ * in the socket into the oldest receive, or drops it when none is posted.
+ * ep->lock held.
+ */
+static void ud_rx_data(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
+		       uint64_t n, const struct sockaddr_storage *src,
+		       socklen_t srclen)
+{
+	DAT_DTO_COMPLETION_STATUS st;
+	const char *why = NULL;
+	struct sd_wqe *w = NULL, c;
+	uint64_t len = 0;
+
+	if (h->dst_qpn != ep->qpn || h->dst_qkey != ep->qkey)
+		why = "not for this EP";
+	else if (ep->state == DAT_EP_STATE_DISCONNECTED)
+		why = "disconnected";
+	else if ((w = ep->srq != NULL ? sd_srq_take_dgram(ep->srq) :
+		  sd_wq_at(&ep->rq, 0)) == NULL)
+		why = "no receive posted";
+	if (why != NULL) {
+		if (sd_trace_enabled())
+			ud_trace_dgram(ep, "rx", h, n, src, srclen, why);
+		ud_discard(ep);		/* not ours, or no receive: lost */
+		return;
+	}
+	st = ud_place(ep, w, h, n, src, srclen, &len);
+	/*
+	 * The receive leaves its queue before its completion is posted, so a
+	 * consumer that reposts the buffer as soon as it sees the event finds
+	 * room (an SRQ counts its taken buffers against max_recv_dtos).
+	 */
+	c = *w;
+	c.solicited = (h->flags & SD_UD_F_SE) != 0;	/* the copy: slots stay clean */
+	if (ep->srq != NULL)
+		sd_srq_release(ep->srq, w, false);
+	else
+		sd_wq_pop(&ep->rq);
+	if (st == DAT_DTO_SUCCESS)
+		ud_dto_event(ep, true, &c, st, len, h, src, srclen);
+	else
+		ud_dto_event(ep, true, &c, st, 0, NULL, NULL, 0);
 }
 
 /* Engine: @ep's socket is readable. ep->lock held. */
@@ -724,6 +761,7 @@ static void ud_destroy(struct sd_ud_ep *ep)
 {
 	struct sd_list *pos, *next;
 
+	pthread_mutex_lock(&ud_ah_lock);
 	for (pos = ep->ahs.next; pos != &ep->ahs; pos = next) {
 		struct sd_ud_ah *ah = sd_container_of(pos, struct sd_ud_ah, node);
 
@@ -731,6 +769,7 @@ static void ud_destroy(struct sd_ud_ep *ep)
 		ah->magic = 0;
 		free(ah);
 	}
+	pthread_mutex_unlock(&ud_ah_lock);
 	if (ep->fd >= 0)
 		close(ep->fd);
 	sd_wq_destroy(&ep->sq);
@@ -790,9 +829,9 @@ static struct sd_evd *evd_arg(struct sd_ia *ia, DAT_EVD_HANDLE h,
 /*
  * Checks the attributes of a UD EP and fills in its defaults. The RDMA
  * attributes mean nothing for datagrams: they are accepted and reported
- * as 0.
+ * as 0; nor does max_recv_dtos for an EP of an SRQ (@srq), as ep.c.
  */
-static bool ud_attr(const DAT_EP_ATTR *in, DAT_EP_ATTR *a)
+static bool ud_attr(const DAT_EP_ATTR *in, DAT_EP_ATTR *a, bool srq)
 {
 	const DAT_COMPLETION_FLAGS all = 0x3f;
 
@@ -800,7 +839,8 @@ static bool ud_attr(const DAT_EP_ATTR *in, DAT_EP_ATTR *a)
 	if (a->max_message_size > SD_UD_MAX_MSG ||
 	    (a->recv_completion_flags & ~all) ||
 	    (a->request_completion_flags & ~all) ||
-	    a->max_recv_dtos < 0 || a->max_recv_dtos > SD_MAX_DTO_PER_EP ||
+	    (!srq && (a->max_recv_dtos < 0 ||
+		      a->max_recv_dtos > SD_MAX_DTO_PER_EP)) ||
 	    a->max_request_dtos < 0 || a->max_request_dtos > SD_MAX_DTO_PER_EP ||
 	    a->max_recv_iov < 0 || a->max_recv_iov > SD_MAX_IOV ||
 	    a->max_request_iov < 0 || a->max_request_iov > SD_MAX_IOV)
@@ -871,11 +911,17 @@ static int ud_socket(struct sd_ia *ia, struct sockaddr_storage *local,
 	return fd;
 }
 
+/*
+ * A UD EP of @ia, dat_ep_create's checks in ep.c's order; its receives
+ * come from the SRQ of @srq_h unless that is DAT_HANDLE_NULL, which moves
+ * the argument numbers after it, as dat_ep_create_with_srq does.
+ */
 static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 			       DAT_EVD_HANDLE recv_h, DAT_EVD_HANDLE req_h,
-			       DAT_EVD_HANDLE conn_h, const DAT_EP_ATTR *attr,
-			       DAT_EP_HANDLE *out)
+			       DAT_EVD_HANDLE conn_h, DAT_SRQ_HANDLE srq_h,
+			       const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out)
 {
+	struct sd_srq *srq = NULL;
 	struct sd_evd *recv_evd, *req_evd, *conn_evd;
 	struct sd_pz *pz = NULL;
 	struct sd_ud_ep *ep;
@@ -899,10 +945,17 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 	conn_evd = evd_arg(ia, conn_h, DAT_EVD_CONNECTION_FLAG, &bad);
 	if (bad)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
+	if (srq_h != DAT_HANDLE_NULL) {
+		srq = sd_srq_from_handle(srq_h);
+		if (srq == NULL || srq->obj.ia != ia)
+			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+	}
 	if (out == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
-	if (!ud_attr(attr, &a))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+		return SD_ERR(DAT_INVALID_PARAMETER, srq ? DAT_INVALID_ARG8 :
+							    DAT_INVALID_ARG7);
+	if (!ud_attr(attr, &a, srq != NULL))
+		return SD_ERR(DAT_INVALID_PARAMETER, srq ? DAT_INVALID_ARG7 :
+							    DAT_INVALID_ARG6);
 
 	sd_ud_provider_init();
 	ep = calloc(1, sizeof(*ep));
@@ -911,7 +964,7 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 	ep->fd = -1;
 	if (sd_wq_init(&ep->sq, (uint32_t)a.max_request_dtos,
 		       (uint32_t)a.max_request_iov) < 0 ||
-	    sd_wq_init(&ep->rq, (uint32_t)a.max_recv_dtos,
+	    sd_wq_init(&ep->rq, srq ? 0 : (uint32_t)a.max_recv_dtos,
 		       (uint32_t)a.max_recv_iov) < 0 ||
 	    (a.max_request_dtos > 0 &&
 	     (ep->dest = calloc((size_t)a.max_request_dtos, sizeof(*ep->dest))) == NULL))
@@ -949,6 +1002,7 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 	ep->recv_evd = recv_evd;
 	ep->req_evd = req_evd;
 	ep->conn_evd = conn_evd;
+	ep->srq = srq;
 	sd_list_init(&ep->ahs);
 	sd_list_init(&ep->cm_new);
 	sd_list_init(&ep->cms);
@@ -965,6 +1019,8 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 		req_evd->refs++;
 	if (conn_evd)
 		conn_evd->refs++;
+	if (srq)
+		srq->eps++;
 	sd_list_add_tail(&ia->ud_eps, &ep->obj.node);
 	pthread_mutex_unlock(&ia->lock);
 	sd_cnt_inc(ia->cnt, DCNT_IA_EP_CREATE);
@@ -995,7 +1051,31 @@ DAT_RETURN DAT_API sd_ext_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz,
 	ia = sd_ia_from_handle(ia_handle);
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	return ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd, attr, ep);
+	return ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd,
+			    DAT_HANDLE_NULL, attr, ep);
+}
+
+DAT_RETURN DAT_API sd_ext_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
+					     DAT_PZ_HANDLE pz,
+					     DAT_EVD_HANDLE recv_evd,
+					     DAT_EVD_HANDLE req_evd,
+					     DAT_EVD_HANDLE conn_evd,
+					     DAT_SRQ_HANDLE srq_h,
+					     const DAT_EP_ATTR *attr,
+					     DAT_EP_HANDLE *ep)
+{
+	struct sd_ia *ia;
+
+	if (attr == NULL ||
+	    attr->service_type != (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD)
+		return sd_ep_create_with_srq(ia_handle, pz, recv_evd, req_evd,
+					     conn_evd, srq_h, attr, ep);
+	ia = sd_ia_from_handle(ia_handle);
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (srq_h == DAT_HANDLE_NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+	return ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd, srq_h, attr, ep);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1026,6 +1106,7 @@ static DAT_RETURN DAT_API ud_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	p->recv_evd_handle = (DAT_EVD_HANDLE)ep->recv_evd;
 	p->request_evd_handle = (DAT_EVD_HANDLE)ep->req_evd;
 	p->connect_evd_handle = (DAT_EVD_HANDLE)ep->conn_evd;
+	p->srq_handle = (DAT_SRQ_HANDLE)ep->srq;
 	p->ep_attr = ep->attr;
 	pthread_mutex_unlock(&ep->lock);
 	return DAT_SUCCESS;
@@ -1117,6 +1198,8 @@ void sd_ud_ep_release(struct sd_ud_ep *ep)
 			evds[i]->refs--;
 	if (pz)
 		pz->refs--;
+	if (ep->srq)
+		ep->srq->eps--;
 	pthread_mutex_unlock(&ia->lock);
 	sd_engine_submit(&ep->free_cmd);
 }
@@ -1158,13 +1241,33 @@ static void ud_post_attr(struct sd_ud_ep *ep, bool recv, struct ud_post_attr *pa
 }
 
 /* The live address handle of @ep behind @a, or NULL. ep->lock held. */
-static struct sd_ud_ah *ud_ah_check(struct sd_ud_ep *ep, const DAT_IB_ADDR_HANDLE *a)
+/*
+ * The live address handle of @a that @ep may use: one of its IA, made
+ * in its PZ. NULL if there is none. ud_ah_lock held.
+ */
+static struct sd_ud_ah *ud_ah_check(const struct sd_ud_ep *ep,
+				    const DAT_IB_ADDR_HANDLE *a)
 {
 	struct sd_ud_ah *ah = (struct sd_ud_ah *)(void *)a->ah;
 
-	if ((uintptr_t)ah < 4096 || ah->magic != SD_UD_AH_MAGIC || ah->ep != ep)
+	if ((uintptr_t)ah < 4096 || ah->magic != SD_UD_AH_MAGIC ||
+	    ah->ia != ep->obj.ia || ah->pz != ep->pz)
 		return NULL;
 	return ah;
+}
+
+/* Where @a sends, for @ep, into @d; false if @ep may not use it. */
+static bool ud_ah_dest(const struct sd_ud_ep *ep, const DAT_IB_ADDR_HANDLE *a,
+		       struct sd_ud_dest *d)
+{
+	struct sd_ud_ah *ah;
+
+	pthread_mutex_lock(&ud_ah_lock);
+	ah = ud_ah_check(ep, a);
+	if (ah != NULL)
+		*d = ah->dest;
+	pthread_mutex_unlock(&ud_ah_lock);
+	return ah != NULL;
 }
 
 DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
@@ -1176,7 +1279,6 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 	struct sd_sge sge[SD_MAX_IOV];
 	struct ud_post_attr pa;
 	struct sd_ud_dest d;
-	struct sd_ud_ah *ah;
 	struct sd_wqe *w;
 	DAT_RETURN ret;
 	uint64_t total;
@@ -1203,8 +1305,7 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 		goto out;
 	}
-	ah = ud_ah_check(ep, a);
-	if (ah == NULL) {
+	if (!ud_ah_dest(ep, a, &d)) {
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 		goto out;
 	}
@@ -1212,7 +1313,6 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 		ud_flush_now(ep, false, cookie, flags);
 		goto out;
 	}
-	d = ah->dest;
 	d.flags = (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) ? SD_UD_F_SE : 0;
 	if (ep->sq.count == 0) {
 		struct sd_wqe c;
@@ -1276,6 +1376,8 @@ static DAT_RETURN DAT_API ud_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (ep->srq != NULL)	/* its receives come from the SRQ */
+		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
 	ud_post_attr(ep, true, &pa);
 	if (!sd_post_flags_ok(flags, pa.flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
@@ -1489,7 +1591,7 @@ static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	pthread_mutex_lock(&ep->lock);
 	in = ep->attr;
 	sd_ep_attr_take(&in, mask, &p->ep_attr);
-	if (!ud_attr(&in, &a)) {
+	if (!ud_attr(&in, &a, ep->srq != NULL)) {
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		goto out;
 	}
@@ -1528,7 +1630,7 @@ static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		memset(&rq, 0, sizeof(rq));
 		if (sd_wq_init(&sq, (uint32_t)a.max_request_dtos,
 			       (uint32_t)a.max_request_iov) < 0 ||
-		    sd_wq_init(&rq, (uint32_t)a.max_recv_dtos,
+		    sd_wq_init(&rq, ep->srq ? 0 : (uint32_t)a.max_recv_dtos,
 			       (uint32_t)a.max_recv_iov) < 0 ||
 		    (a.max_request_dtos > 0 &&
 		     (dest = calloc((size_t)a.max_request_dtos,
@@ -1759,11 +1861,15 @@ struct sd_ud_ah *sd_ud_ah_new(struct sd_ud_ep *ep, const struct sd_ud_dest *dest
 
 	if (ah == NULL)
 		return NULL;
-	ah->magic = SD_UD_AH_MAGIC;
 	ah->ep = ep;
+	ah->ia = ep->obj.ia;
+	ah->pz = ep->pz;
 	ah->dest = *dest;
 	ah->dest.flags = 0;
+	pthread_mutex_lock(&ud_ah_lock);
+	ah->magic = SD_UD_AH_MAGIC;
 	sd_list_add_tail(&ep->ahs, &ah->node);
+	pthread_mutex_unlock(&ud_ah_lock);
 	return ah;
 }
 
@@ -1778,11 +1884,13 @@ DAT_RETURN sd_ud_ah_free(DAT_EP_HANDLE h, const DAT_IB_ADDR_HANDLE *a)
 	if (a == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	pthread_mutex_lock(&ep->lock);
+	pthread_mutex_lock(&ud_ah_lock);
 	ah = ud_ah_check(ep, a);
 	if (ah != NULL) {
 		sd_list_del(&ah->node);
 		ah->magic = 0;
 	}
+	pthread_mutex_unlock(&ud_ah_lock);
 	pthread_mutex_unlock(&ep->lock);
 	if (ah == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);

@@ -15,6 +15,7 @@ TEST_ENTRY(provider_mem_threads)
 
 /* test-provider-ia.c: IAs and memory through the registry */
 TEST_ENTRY(provider_ia_open_query_close)
+TEST_ENTRY(provider_ia_named_attrs)
 TEST_ENTRY(provider_ia_params)
 TEST_ENTRY(provider_ia_close_graceful)
 TEST_ENTRY(provider_ia_close_abrupt)

@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -15,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <dat2/udat.h>
 #include <dat2/dat_registry.h>
+#include <dat2/dat_ib_extensions.h>
 
 #include "provider-util.h"
 #include "test.h"
@@ -243,6 +246,109 @@ TEST_IMPL(provider_ia_open_query_close)
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	ASSERT_DAT_EQ(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG),
 		      ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA));
+	return 0;
+}
+
+/* The interface MTU of @ifname by ioctl, 0 if unknown. */
+static unsigned if_mtu(const char *ifname)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	unsigned mtu = 0;
+
+	ASSERT(fd >= 0);
+	memset(&ifr, 0, sizeof(ifr));
+	if (strlen(ifname) >= sizeof(ifr.ifr_name)) {
+		close(fd);
+		return 0;
+	}
+	memcpy(ifr.ifr_name, ifname, strlen(ifname));
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0)
+		mtu = (unsigned)ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+/*
+ * The named attributes of an IA on "lo", "::1" and another interface
+ * with IPv4 when there is one (ia.c: the set OFED's providers give,
+ * values from the interface as a RoCE device takes them):
+ * DAT_IB_TRANSPORT_MTU is the largest IB MTU whose UD datagram (40-byte
+ * UD header, UDP, IP) fits the interface's MTU; the GID is the address
+ * (IPv4 mapped); the node GUID the MAC as an EUI-64; the pointers stay
+ * valid while the IA is open; dat_ib_open_query gives the same set.
+ */
+TEST_IMPL(provider_ia_named_attrs)
+{
+	static const char *const want[] = {
+		"DAT_IB_PROVIDER_NAME", "DAT_IB_DEVICE_NAME",
+		"DAT_IB_CONNECTIVITY_MODE", "DAT_IB_RDMA_READ",
+		"DAT_IB_NODE_GUID", "DAT_IB_GID", "DAT_IB_TRANSPORT_MTU",
+		"DAT_IB_PORT_STATUS", "DAT_IB_PORT_NUMBER",
+		"DAT_EXTENSION_INTERFACE", "DAT_IB_IMMED_DATA",
+		"DAT_IB_FETCH_AND_ADD", "DAT_IB_CMP_AND_SWAP", "DAT_IB_UD",
+		"DAT_COUNTERS",
+	};
+	char with4[64], want4[64], bare[64], mtu[16];
+	DAT_PROVIDER_ATTR p, q;
+	DAT_IA_HANDLE ia, qh;
+	char name[] = "sd-lo";
+	size_t i;
+
+	find_ifs(with4, want4, bare, sizeof(with4));
+	conf_names("sd-lo", "lo", "sd-lo6", "::1", "sd-if",
+		   with4[0] != '\0' ? with4 : "lo", NULL);
+	ia = open_ia("sd-lo", NULL);
+	ASSERT_OK(dat_ia_query(ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &p));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		if (named_attr(&p, want[i]) == NULL)
+			TEST_FAIL("%s is not advertised", want[i]);
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_PROVIDER_NAME"), "softdapl");
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_DEVICE_NAME"), "softdapl");
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_CONNECTIVITY_MODE"), "DIRECT");
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_TRANSPORT_MTU"), "4096");
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_GID"),
+		      "0000:0000:0000:0000:0000:ffff:7f00:0001");
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_NODE_GUID"), "0200:00ff:fe00:0000");
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_PORT_STATUS"), "ACTIVE");
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_PORT_NUMBER"), "1");
+	/* Another query: the same values at the same addresses. */
+	ASSERT_OK(dat_ia_query(ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &q));
+	ASSERT_PTR_EQ(q.provider_specific_attr, p.provider_specific_attr);
+	ASSERT_EQ(q.num_provider_specific_attr, p.num_provider_specific_attr);
+	/* dat_ib_open_query: no IA, the same set. */
+	ASSERT_OK(dat_ib_open_query(name, &qh, 0, NULL, DAT_PROVIDER_FIELD_ALL, &q));
+	ASSERT_EQ(q.num_provider_specific_attr, p.num_provider_specific_attr);
+	for (i = 0; i < (size_t)p.num_provider_specific_attr; i++) {
+		ASSERT_STR_EQ(q.provider_specific_attr[i].name,
+			      p.provider_specific_attr[i].name);
+		ASSERT_STR_EQ(q.provider_specific_attr[i].value,
+			      p.provider_specific_attr[i].value);
+	}
+	ASSERT_OK(dat_ib_close_query(qh));
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+
+	ia = open_ia("sd-lo6", NULL);
+	ASSERT_OK(dat_ia_query(ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &p));
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_GID"),
+		      "0000:0000:0000:0000:0000:0000:0000:0001");
+	ASSERT_STR_EQ(named_attr(&p, "DAT_IB_TRANSPORT_MTU"), "4096");
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+
+	if (with4[0] != '\0') {
+		unsigned m = 4096, ifm = if_mtu(with4);
+
+		while (m > 256 && m + 40 + 8 + 20 > ifm)
+			m /= 2;
+		snprintf(mtu, sizeof(mtu), "%u", m);
+		ia = open_ia("sd-if", NULL);
+		ASSERT_OK(dat_ia_query(ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &p));
+		printf("%s: MTU %u, DAT_IB_TRANSPORT_MTU %s, GUID %s\n", with4,
+		       ifm, named_attr(&p, "DAT_IB_TRANSPORT_MTU"),
+		       named_attr(&p, "DAT_IB_NODE_GUID"));
+		ASSERT_STR_EQ(named_attr(&p, "DAT_IB_TRANSPORT_MTU"), mtu);
+		ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+	}
 	return 0;
 }
 

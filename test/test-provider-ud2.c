@@ -1134,3 +1134,183 @@ TEST_IMPL(provider_ud2_cr_handoff_target_gone)
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues and address handles                           */
+
+/* Posts @len bytes at @off of @n's buffer to @srq with @cookie. */
+static void u2_srq_post(DAT_SRQ_HANDLE srq, struct sdt_ud *n, size_t off,
+			size_t len, uint64_t cookie)
+{
+	DAT_LMR_TRIPLET t = sdt_ud_iov(n, off, len);
+
+	ASSERT_OK(dat_srq_post_recv(srq, 1, &t, ck(cookie)));
+}
+
+/*
+ * A UD EP whose receives come from an SRQ (ud.c, srq.c:
+ * sd_srq_take_dgram; dtestsrq -u): dat_ep_create_with_srq's checks, the
+ * SRQ named by dat_ep_query, dat_ep_post_recv refused and the SRQ held
+ * while the EP lives. Datagrams take the SRQ's buffers in post order,
+ * GRH first; one that finds none posted is lost (the next one lands in
+ * the next buffer posted); one longer than the buffer completes it with
+ * DAT_DTO_LENGTH_ERROR. A buffer reposted as soon as its completion is
+ * seen finds room in an SRQ of exactly the buffers in use.
+ */
+TEST_IMPL(provider_ud2_srq)
+{
+	DAT_EP_ATTR a = u2_attr();
+	DAT_IB_ADDR_HANDLE ab;
+	struct sdt_ud na, nb;
+	DAT_SRQ_ATTR sa;
+	DAT_SRQ_HANDLE srq;
+	DAT_EP_HANDLE ep;
+	DAT_IA_HANDLE ia;
+	DAT_EVENT ev;
+	DAT_EP_PARAM p;
+	uint64_t i;
+
+	ia = sdt_open_ia(NULL, NULL);
+	u2_init(&na, ia, 1 << 16, 0);
+	u2_init(&nb, ia, 1 << 16, 1);
+	ASSERT_OK(dat_ep_free(nb.ep));
+	memset(&sa, 0, sizeof(sa));
+	sa.max_recv_dtos = 2;
+	sa.max_recv_iov = 1;
+	ASSERT_OK(dat_srq_create(ia, nb.pz, &sa, &srq));
+
+	/* dat_ep_create_with_srq's checks, in dat_ep_create's order. */
+	ASSERT_DAT_EQ(dat_ep_create_with_srq(ia, nb.pz, nb.dto_evd, nb.dto_evd,
+					     nb.conn_evd, DAT_HANDLE_NULL, &a, &ep),
+		      ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ));
+	ASSERT_DAT_EQ(dat_ep_create_with_srq(ia, nb.pz, nb.dto_evd, nb.dto_evd,
+					     nb.conn_evd, (DAT_SRQ_HANDLE)nb.pz,
+					     &a, &ep),
+		      ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ));
+	ASSERT_DAT_EQ(dat_ep_create_with_srq(ia, nb.pz, nb.dto_evd, nb.dto_evd,
+					     nb.conn_evd, srq, &a, NULL),
+		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8));
+	a.max_request_iov = -1;
+	ASSERT_DAT_EQ(dat_ep_create_with_srq(ia, nb.pz, nb.dto_evd, nb.dto_evd,
+					     nb.conn_evd, srq, &a, &ep),
+		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7));
+	a = u2_attr();
+	a.max_recv_dtos = 0;	/* means nothing with an SRQ */
+	ASSERT_OK(dat_ep_create_with_srq(ia, nb.pz, nb.dto_evd, nb.dto_evd,
+					 nb.conn_evd, srq, &a, &nb.ep));
+	ASSERT_OK(dat_ep_query(nb.ep, DAT_EP_FIELD_ALL, &p));
+	ASSERT_PTR_EQ(p.srq_handle, srq);
+	ASSERT_DAT_EQ(sdt_ud_recv(&nb, 0, 1024, 1),
+		      ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE));
+	ASSERT_DAT_EQ(dat_srq_free(srq),
+		      ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE));
+
+	u2_resolve(&na, &nb, &ab, NULL);
+	for (i = 0; i < 4; i++)
+		memset(na.buf + i * 1024, (int)('a' + i), 1024);
+
+	/* Two buffers, three datagrams: the third is lost. */
+	u2_srq_post(srq, &nb, 0, SDT_GRH + 512, 10);
+	u2_srq_post(srq, &nb, 4096, SDT_GRH + 512, 11);
+	for (i = 0; i < 3; i++) {
+		ASSERT_OK(sdt_ud_send(&na, &ab, i * 1024, 100 + i, 20 + i,
+				      DAT_COMPLETION_DEFAULT_FLAG));
+		sdt_ud_expect(na.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 20 + i);
+	}
+	for (i = 0; i < 2; i++) {
+		ev = sdt_ud_expect(nb.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS,
+				   10 + i);
+		ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
+			  SDT_GRH + 100 + i);
+		ASSERT_PTR_EQ(ev.event_data.dto_completion_event_data.ep_handle,
+			      nb.ep);
+		ASSERT_EQ(nb.buf[i * 4096 + SDT_GRH], 'a' + i);
+		ASSERT_EQ(nb.buf[i * 4096 + SDT_GRH + 99 + i], 'a' + i);
+		ASSERT_EQ(nb.buf[i * 4096 + SDT_GRH + 100 + i], 0);
+	}
+	/*
+	 * Reposted at once: the SRQ holds 2, so each repost needs the
+	 * buffer its completion named to be back.
+	 */
+	u2_srq_post(srq, &nb, 0, SDT_GRH + 512, 12);
+	u2_srq_post(srq, &nb, 4096, SDT_GRH + 64, 13);
+	ASSERT_OK(sdt_ud_send(&na, &ab, 3 * 1024, 103, 23,
+			      DAT_COMPLETION_DEFAULT_FLAG));
+	ev = sdt_ud_expect(nb.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 12);
+	ASSERT_EQ(ev.event_data.dto_completion_event_data.transfered_length,
+		  SDT_GRH + 103);
+	ASSERT_EQ(nb.buf[SDT_GRH], 'd');	/* the 4th, not the lost 3rd */
+	/* Longer than the next buffer: it completes with a length error. */
+	ASSERT_OK(sdt_ud_send(&na, &ab, 0, 100, 24, DAT_COMPLETION_DEFAULT_FLAG));
+	sdt_ud_expect(nb.dto_evd, DAT_IB_UD_RECV, DAT_DTO_LENGTH_ERROR, 13);
+	sdt_ud_expect(na.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 23);
+	sdt_ud_expect(na.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 24);
+	u2_srq_post(srq, &nb, 0, SDT_GRH + 512, 14);
+	u2_srq_post(srq, &nb, 4096, SDT_GRH + 512, 15);
+	ASSERT_DAT_EQ(DAT_GET_TYPE(dat_evd_dequeue(nb.dto_evd, &ev)),
+		      DAT_QUEUE_EMPTY);
+
+	/* The EP gone, the SRQ is free to go; its buffers were never taken. */
+	ASSERT_OK(dat_ep_free(nb.ep));
+	nb.ep = NULL;
+	ASSERT_OK(dat_srq_free(srq));
+	sdt_ud_fini(&na);
+	sdt_ud_fini(&nb);
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+	return 0;
+}
+
+/*
+ * Address handles belong to a PZ, not to the EP that resolved them
+ * (ext.h, struct sd_ud_ah): another UD EP of the same IA and PZ sends
+ * through one, and it reaches the peer; an EP of another PZ may not use
+ * it (DAT_INVALID_PARAMETER, ARG4), nor one of another IA. Any EP of
+ * the IA may free it.
+ */
+TEST_IMPL(provider_ud2_ah_scope)
+{
+	DAT_EP_ATTR a = u2_attr();
+	DAT_IB_ADDR_HANDLE ba;
+	struct sdt_ud na, nb, nc;
+	DAT_IA_HANDLE ia, ia2;
+	DAT_EP_HANDLE ep2;
+	DAT_LMR_TRIPLET t;
+
+	ia = sdt_open_ia(NULL, NULL);
+	ia2 = sdt_open_ia(NULL, NULL);
+	u2_init(&na, ia, 8192, 1);
+	u2_init(&nb, ia, 8192, 0);
+	u2_init(&nc, ia2, 8192, 0);	/* another IA, of course another PZ */
+	u2_resolve(&nb, &na, &ba, NULL);
+	ASSERT_OK(sdt_ud_recv(&na, 0, SDT_GRH + 64, 1));
+	ASSERT_OK(sdt_ud_recv(&na, 4096, SDT_GRH + 64, 2));
+
+	/* A second EP of nb's PZ sends through nb's handle. */
+	ASSERT_OK(dat_ep_create(ia, nb.pz, nb.dto_evd, nb.dto_evd, nb.conn_evd,
+				&a, &ep2));
+	memcpy(nb.buf, "through another EP", 18);
+	t = sdt_ud_iov(&nb, 0, 18);
+	ASSERT_OK(dat_ib_post_send_ud(ep2, 1, &t, &ba, ck(5),
+				      DAT_COMPLETION_DEFAULT_FLAG));
+	sdt_ud_expect(nb.dto_evd, DAT_IB_UD_SEND, DAT_DTO_SUCCESS, 5);
+	sdt_ud_expect(na.dto_evd, DAT_IB_UD_RECV, DAT_DTO_SUCCESS, 1);
+	ASSERT_MEM_EQ(na.buf + SDT_GRH, "through another EP", 18);
+
+	/* Not from another PZ, nor from another IA. */
+	ASSERT_DAT_EQ(sdt_ud_send(&na, &ba, 0, 8, 6, DAT_COMPLETION_DEFAULT_FLAG),
+		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+	ASSERT_DAT_EQ(sdt_ud_send(&nc, &ba, 0, 8, 7, DAT_COMPLETION_DEFAULT_FLAG),
+		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+	ASSERT_DAT_EQ(dat_ib_ud_ah_free(nc.ep, &ba),
+		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+
+	/* Freed through the other EP; nb's own handle list no longer has it. */
+	ASSERT_OK(dat_ib_ud_ah_free(ep2, &ba));
+	ASSERT_OK(dat_ep_free(ep2));
+	sdt_ud_fini(&na);
+	sdt_ud_fini(&nb);
+	sdt_ud_fini(&nc);
+	ASSERT_OK(dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG));
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+	return 0;
+}
