@@ -341,9 +341,19 @@ void sd_tx_defer(struct sd_ep *ep);
  * the next tick, when it polls again. A consumer that stops reading so
  * leaves its frames to the engine within a tick. (Parking on a consumer
  * having moved the EP lately is worse: one that then spins on memory for
- * an RDMA write, as dtest does, waits for the tick.) Engine, ep->lock.
+ * an RDMA write, as dtest does, waits for the tick.)
+ *
+ * A tick that unparks a socket and finds input waiting has caught such a
+ * consumer: it reads its completions, then spins on memory for the next
+ * RDMA write (dtest -W, MPI eager RDMA), and each round trip would wait
+ * for a tick. The engine then does not park that EP for SD_PARK_HOLD_MS
+ * (ep->park_hold): one stall of at most a tick per that time, instead of
+ * one per round trip. Engine, ep->lock.
  */
 void sd_progress_park(struct sd_ep *ep);
+
+/* How long an EP whose input waited for the tick is not parked again. */
+#define SD_PARK_HOLD_MS		100
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 static inline uint64_t sd_now_ns(void)
@@ -444,6 +454,8 @@ struct sd_ep {
 	struct sd_list	park_node;	/* engine: parked (progress.c) */
 	bool		parked;		/* engine, lock: not polled for input */
 	uint8_t		eng_miss;	/* engine: readable, found nothing */
+	uint64_t	park_hold;	/* engine: not parked before this uv_now
+					 * (progress.c, sd_progress_park) */
 	struct sd_list	srq_node;	/* srq->lock: waiting for SRQ buffers */
 	bool		srq_waiting;	/* srq->lock */
 

@@ -194,7 +194,15 @@ bool sd_progress_tick(void)
 		pthread_mutex_lock(&ep->lock);
 		ep->parked = false;
 		ep->eng_miss = 0;
-		sd_sock_update(ep);
+		/* Input waited for this tick: hold parking off (ep.h). */
+		if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA &&
+		    ep->rx.state != SD_RX_BUF && sd_rx_progress(ep)) {
+			ep->park_hold = uv_now(sd_engine_loop()) + SD_PARK_HOLD_MS;
+			if (ep->sock != NULL)
+				sd_tx_progress(ep);	/* the ACKs it owes */
+		}
+		if (ep->sock != NULL)
+			sd_sock_update(ep);
 		pthread_mutex_unlock(&ep->lock);
 		sd_ep_put(ep);
 	}

@@ -756,7 +756,8 @@ void sd_ep_io(struct sd_ep *ep, int status, int events)
 		if (sd_rx_progress(ep)) {
 			ep->eng_miss = 0;
 		} else if (++ep->eng_miss >= 2 && ep->sock != NULL &&
-			 ep->rx.state != SD_RX_BUF)
+			 ep->rx.state != SD_RX_BUF &&
+			 uv_now(sd_engine_loop()) >= ep->park_hold)
 			sd_progress_park(ep);
 	} else if (events & UV_DISCONNECT && ep->rx.state == SD_RX_BUF) {
 		/* RNR, and the peer has gone: nothing more will be read. */
