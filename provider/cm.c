@@ -64,6 +64,14 @@
 /* Engine: every socket, for sd_cm_shutdown_all and service point frees. */
 static struct sd_list socks = { &socks, &socks };
 
+/*
+ * Engine: the attached sockets whose peer owes the handshake message that
+ * makes a connection event here (an active socket's ACCEPT or REJECT, a
+ * passive one's RTU), oldest first, for sd_cm_peer_order. A socket leaves
+ * when its own handler ran (hs_step) or when it is freed.
+ */
+static struct sd_list hs_wait = { &hs_wait, &hs_wait };
+
 /* Engine: scratch space for bytes drained from lingering sockets. */
 static uint8_t drain_buf[65536];
 
@@ -302,6 +310,7 @@ static struct sd_sock *sock_new(int fd, uint8_t phase)
 	sock->phase = phase;
 	sock->handles = 2;
 	sd_list_add_tail(&socks, &sock->node);
+	sd_list_init(&sock->hs_node);
 	return sock;
 }
 
@@ -314,6 +323,7 @@ static void sock_closed_cb(uv_handle_t *h)
 		return;
 	close(sock->fd);
 	sd_list_del(&sock->node);
+	sd_list_del(&sock->hs_node);
 	ep = sock->ep;
 	free(sock);
 	if (ep != NULL)
@@ -555,6 +565,7 @@ static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
 	m.conn_qual = ep->remote_port;
 	sock_put_msg(sock, &m, ep->pdata);
 	sock->phase = SD_SK_HELLO_SENT;
+	sd_list_add_tail(&hs_wait, &sock->hs_node);
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_REQ_TX);
 	err = sock_flush(sock);
 	if (err < 0 && err != -EAGAIN) {
@@ -626,8 +637,12 @@ refused:
 		    "no answer");
 }
 
-/* Passive, ep->lock: waiting for the RTU after our ACCEPT. */
-static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events)
+/*
+ * Passive, ep->lock: waiting for the RTU after our ACCEPT; with @frames,
+ * the frames that follow it are read too.
+ */
+static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events,
+			bool frames)
 {
 	struct sd_cm_msg m;
 	int r;
@@ -661,7 +676,8 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events)
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_PASSIVE_EST);
 	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, false);
 	sd_ep_check_watermarks(ep, 0);	/* the hard one holds from now on */
-	sd_rx_progress(ep);	/* frames may follow the RTU */
+	if (frames)
+		sd_rx_progress(ep);	/* frames may follow the RTU */
 	if (ep->sock == sock) {
 		sd_tx_progress(ep);
 		sd_sock_update(ep);
@@ -671,6 +687,70 @@ failed:
 	cm_cnt(ep->obj.ia, cm_err_cnt(r));
 	sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, NULL,
 		    "no RTU");
+}
+
+/*
+ * Engine, ep->lock: the handshake handler of @sock's phase for @events;
+ * @sock leaves hs_wait once the message it waited for was handled. With
+ * @frames, frames that follow an RTU are read as well; without, they wait
+ * for the socket's poll (sd_cm_peer_order: a DISCONNECT right behind the
+ * RTU must not overtake the RTUs of other connections).
+ */
+static void hs_step(struct sd_ep *ep, struct sd_sock *sock, int events,
+		    bool frames)
+{
+	uint8_t phase = sock->phase;
+
+	if (phase == SD_SK_HELLO_SENT)
+		active_answer(ep, sock, events);
+	else
+		passive_rtu(ep, sock, events, frames);
+	if (ep->sock != sock || sock->phase != phase) {
+		sd_list_del(&sock->hs_node);
+		sd_list_init(&sock->hs_node);
+	}
+}
+
+/* Whether @a and @b are addresses of the same host (ports aside). */
+static bool same_host(const struct sockaddr_storage *a,
+		      const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		      &((const struct sockaddr_in6 *)b)->sin6_addr,
+		      sizeof(struct in6_addr)) == 0;
+}
+
+void sd_cm_peer_order(struct sd_ep *ep)
+{
+	static bool busy;	/* engine: a handler below closed its EP */
+	struct sd_list *pos, *next;
+
+	if (busy || sd_list_empty(&hs_wait) || !sd_engine_on_thread())
+		return;
+	busy = true;
+	/*
+	 * Only the socket being handled leaves the list meanwhile: hs_step
+	 * reads no frame after the RTU, so no other EP changes here.
+	 */
+	for (pos = hs_wait.next; pos != &hs_wait; pos = next) {
+		struct sd_sock *s = sd_container_of(pos, struct sd_sock, hs_node);
+		struct sd_ep *o = s->ep;
+
+		next = pos->next;
+		if (o == NULL || o == ep || o->obj.ia != ep->obj.ia ||
+		    pthread_mutex_trylock(&o->lock) != 0)
+			continue;	/* a consumer holds it: it is not waiting */
+		if (o->sock == s && same_host(&o->remote, &ep->remote) &&
+		    (s->phase == SD_SK_HELLO_SENT || s->phase == SD_SK_ACCEPTED))
+			hs_step(o, s, UV_READABLE, false);
+		pthread_mutex_unlock(&o->lock);
+	}
+	busy = false;
 }
 
 /* Engine: refuses the request on @sock (REJECT @reason) and lets it go. */
@@ -952,10 +1032,8 @@ static void poll_cb(uv_poll_t *p, int status, int events)
 		active_connected(ep, sock);
 		break;
 	case SD_SK_HELLO_SENT:
-		active_answer(ep, sock, events);
-		break;
 	case SD_SK_ACCEPTED:
-		passive_rtu(ep, sock, events);
+		hs_step(ep, sock, events, true);
 		break;
 	case SD_SK_DATA:
 		if (status < 0 && ep->rx.state == SD_RX_BUF) {
@@ -1155,7 +1233,7 @@ static void rtu_timeout(uv_timer_t *t)
 	pthread_mutex_lock(&ep->lock);
 	/* An RTU that arrived in time may be unread (see hello_timeout). */
 	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED)
-		passive_rtu(ep, sock, UV_READABLE);
+		hs_step(ep, sock, UV_READABLE, true);
 	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED) {
 		cm_cnt(ep->obj.ia, DCNT_IA_CM_ERR_TIMEOUT);
 		sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
@@ -1241,6 +1319,7 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_TX);
 	sock->in_have = 0;	/* the HELLO is consumed; the RTU comes next */
 	sock->phase = SD_SK_ACCEPTED;
+	sd_list_add_tail(&hs_wait, &sock->hs_node);
 	sock->timer.data = sock;
 	uv_timer_start(&sock->timer, rtu_timeout, cm_timeout_ms(), 0);
 	(void)sock_flush(sock);	/* a failure shows on the poll next */

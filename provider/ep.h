@@ -62,6 +62,8 @@ struct sd_sock {
 					 * in phase DATA, fault.c's delays */
 	struct sd_cmd	cmd;		/* a consumer thread detached it */
 	struct sd_list	node;		/* engine: in the engine's socket list */
+	struct sd_list	hs_node;	/* engine: in cm.c's hs_wait while the
+					 * peer owes a handshake answer */
 	int		fd;		/* const until the engine closes it */
 	uint8_t		phase;		/* attached: ep->lock; else engine */
 	bool		polling;	/* engine: poll started */
@@ -101,6 +103,25 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl);
 
 /* Engine: recomputes and arms the poll events of @ep's socket. ep->lock. */
 void sd_sock_update(struct sd_ep *ep);
+
+/*
+ * Connection events in the order the peer caused them. InfiniBand carries
+ * every CM message between two ports on one channel and OFED's CM thread
+ * posts their events in arrival order: an RTU that the requester sent
+ * before its DREQ makes ESTABLISHED there before DISCONNECTED. softdapl's
+ * connections are separate TCP streams, which the engine reads in the
+ * order epoll reports them. So before @ep posts a connection event its
+ * peer caused (DISCONNECTED, BROKEN by the peer's close), the handshake
+ * answers that the same peer host has already sent on other connections
+ * of @ep's IA are read: each socket still waiting for one (cm.c, hs_wait)
+ * is read once, and makes its ESTABLISHED (or REJECT) first. On one host
+ * that is the order the peer sent them in; between hosts, whatever has
+ * arrived. (dtestcm counts every connection event as an establishment
+ * and fails without it.) Engine only, and only the outermost call: a
+ * consumer thread moving frames, or a handler run from here, does
+ * nothing. ep->lock held; other EPs are taken with trylock.
+ */
+void sd_cm_peer_order(struct sd_ep *ep);
 
 /* Engine commands of cm.c (fn of ep->cm_cmd, cr->cmd, sp->cmd). */
 void sd_cm_connect_cmd(struct sd_cmd *cmd);

@@ -476,6 +476,7 @@ static int rx_disconnect(struct sd_ep *ep)
 	d.tag = SD_TAG_NONE;
 	sd_cnt_inc(ep->obj.ia->cnt, ep->tx.disc_sent ? DCNT_IA_CM_DREP_RX :
 		   DCNT_IA_CM_DREQ_RX);
+	sd_cm_peer_order(ep);
 	sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 		    ep->tx.disc_sent ? NULL : &d, "peer disconnected");
 	return RX_STOP;
@@ -659,6 +660,7 @@ static void rx_eof(struct sd_ep *ep, ssize_t n, int err)
 
 	if (n < 0 && (err == ECONNRESET || err == EPIPE))
 		clean = true;
+	sd_cm_peer_order(ep);
 	sd_ep_close(ep, clean ? DAT_CONNECTION_EVENT_DISCONNECTED :
 		    DAT_CONNECTION_EVENT_BROKEN, NULL,
 		    clean ? "peer closed" : "connection lost");

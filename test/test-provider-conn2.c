@@ -2390,3 +2390,91 @@ TEST_IMPL(provider_conn2_cr_backlog)
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* The order of connection events across connections                 */
+
+#define ORDER_EPS	64
+
+/*
+ * cm.c, sd_cm_peer_order: the connection events of the EPs between two
+ * IAs come in the order the peer caused them, as InfiniBand's one CM
+ * channel per port pair gives them. The requester connects 64 EPs, waits
+ * for all 64 ESTABLISHED (each sent its RTU), then disconnects them all:
+ * the accepting side sees 64 ESTABLISHED, then 64 DISCONNECTED, never a
+ * DISCONNECTED before an ESTABLISHED (dtestcm -w counts any connection
+ * event as an establishment). Three rounds; the EVDs are shared, as
+ * dtestcm's.
+ */
+TEST_IMPL(provider_conn2_event_order_across_eps)
+{
+	DAT_EP_HANDLE cep[ORDER_EPS], sep[ORDER_EPS];
+	DAT_EVD_HANDLE cdto, sdto, cconn, sconn, cr_evd;
+	DAT_PZ_HANDLE cpz, spz;
+	DAT_IA_HANDLE ia;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL port;
+	unsigned round, i, est;
+
+	ia = sdt_open_ia(NULL, NULL);
+	ASSERT_OK(dat_pz_create(ia, &cpz));
+	ASSERT_OK(dat_pz_create(ia, &spz));
+	ASSERT_OK(dat_evd_create(ia, 2 * ORDER_EPS, DAT_HANDLE_NULL,
+				 DAT_EVD_DTO_FLAG, &cdto));
+	ASSERT_OK(dat_evd_create(ia, 2 * ORDER_EPS, DAT_HANDLE_NULL,
+				 DAT_EVD_DTO_FLAG, &sdto));
+	ASSERT_OK(dat_evd_create(ia, 2 * ORDER_EPS, DAT_HANDLE_NULL,
+				 DAT_EVD_CONNECTION_FLAG, &cconn));
+	ASSERT_OK(dat_evd_create(ia, 2 * ORDER_EPS, DAT_HANDLE_NULL,
+				 DAT_EVD_CONNECTION_FLAG, &sconn));
+	ASSERT_OK(dat_evd_create(ia, ORDER_EPS, DAT_HANDLE_NULL,
+				 DAT_EVD_CR_FLAG, &cr_evd));
+	ASSERT_OK(dat_psp_create_any(ia, &port, cr_evd, DAT_PSP_CONSUMER_FLAG,
+				     &psp));
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < ORDER_EPS; i++) {
+			ASSERT_OK(dat_ep_create(ia, cpz, cdto, cdto, cconn, NULL,
+						&cep[i]));
+			ASSERT_OK(dat_ep_create(ia, spz, sdto, sdto, sconn, NULL,
+						&sep[i]));
+			sdt_connect_to(ia, cep[i], port, DAT_TIMEOUT_INFINITE);
+		}
+		for (i = 0; i < ORDER_EPS; i++)
+			ASSERT_OK(dat_cr_accept(sdt_expect_cr(cr_evd, NULL),
+						sep[i], 0, NULL));
+		for (i = 0; i < ORDER_EPS; i++)
+			sdt_expect_conn(cconn, DAT_CONNECTION_EVENT_ESTABLISHED);
+		for (i = 0; i < ORDER_EPS; i++)
+			ASSERT_OK(dat_ep_disconnect(cep[i], DAT_CLOSE_GRACEFUL_FLAG));
+		for (i = 0, est = 0; i < 2 * ORDER_EPS; i++) {
+			DAT_EVENT ev = sdt_wait(sconn, 10000);
+
+			if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED) {
+				if (est < i)
+					TEST_FAIL("round %u: ESTABLISHED after %u "
+						  "DISCONNECTED", round, i - est);
+				est++;
+			} else {
+				ASSERT_EQ(ev.event_number,
+					  DAT_CONNECTION_EVENT_DISCONNECTED);
+			}
+		}
+		ASSERT_EQ(est, ORDER_EPS);
+		for (i = 0; i < ORDER_EPS; i++)
+			sdt_expect_conn(cconn, DAT_CONNECTION_EVENT_DISCONNECTED);
+		for (i = 0; i < ORDER_EPS; i++) {
+			ASSERT_OK(dat_ep_free(cep[i]));
+			ASSERT_OK(dat_ep_free(sep[i]));
+		}
+	}
+	ASSERT_OK(dat_psp_free(psp));
+	ASSERT_OK(dat_evd_free(cr_evd));
+	ASSERT_OK(dat_evd_free(sconn));
+	ASSERT_OK(dat_evd_free(cconn));
+	ASSERT_OK(dat_evd_free(sdto));
+	ASSERT_OK(dat_evd_free(cdto));
+	ASSERT_OK(dat_pz_free(spz));
+	ASSERT_OK(dat_pz_free(cpz));
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+	return 0;
+}
