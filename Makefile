@@ -2,6 +2,8 @@
 #
 #   make              build the registry, the provider and the tests into $(O)
 #   make check        run every test (ends with "N passed, N failed")
+#   make conformance  Debian's DAT programs in every documented mode (also
+#                     in make check)
 #   make demo         the main job: a real DAT session over loopback
 #   make bench        softdapl against raw TCP (tools/softbench), < 3 min
 #   make memcheck     valgrind memcheck over most of the suite, ~2 min
@@ -144,7 +146,7 @@ $(PROV_LINKS): $(PROV_LIB)
 # and the fake providers the registry tests load.
 
 TEST_SRCS	:= test/runner.c test/provider-util.c test/provider-ud.c \
-		   test/hostile-peer.c \
+		   test/hostile-peer.c test/debian.c \
 		   $(wildcard test/test-*.c)
 TEST_OBJS	:= $(TEST_SRCS:%.c=$(O)/%.o)
 TEST_BIN	:= $(O)/test/run-tests
@@ -326,7 +328,7 @@ LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
 ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(SEQ) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES) \
 		   $(BENCH) $(FUZZ_REPLAY)
 
-.PHONY: all check demo bench deps install uninstall clean fuzz fuzz-run
+.PHONY: all check conformance demo bench deps install uninstall clean fuzz fuzz-run
 
 all: $(ALL)
 
@@ -340,6 +342,13 @@ TEST_TIMEOUT_SCALE ?= $(if $(SAN),3,1)
 check: deps all
 	$(Q)TEST_BUILDDIR=$(abspath $(O)/test) \
 		TEST_TIMEOUT_SCALE=$(TEST_TIMEOUT_SCALE) $(TEST_BIN) $(TESTS)
+
+# The conformance matrix alone (test/conformance.h): Debian's dtest,
+# dtestx, dtestcm, dtestsrq and dapltest in every documented mode, under
+# our registry and OFED's; make check runs it too.
+conformance: deps all
+	$(Q)TEST_BUILDDIR=$(abspath $(O)/test) \
+		TEST_TIMEOUT_SCALE=$(TEST_TIMEOUT_SCALE) $(TEST_BIN) 'conformance_*'
 
 demo: deps all
 	$(Q)tools/demo $(O)

@@ -1174,6 +1174,19 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 		goto fail;
 	}
 	sock_nodelay(fd);
+	/*
+	 * Connection qualifiers are TCP ports, and the kernel takes the
+	 * source ports of connections from the same range (dtest's 45248
+	 * is in it). On InfiniBand a connection never keeps a service ID
+	 * from being listened on; here SO_REUSEADDR lets a dat_psp_create
+	 * take a port that this connection holds, or held until its
+	 * TIME_WAIT ends (dtestcm's 1000 connections leave as many), and
+	 * the port is chosen at connect (IP_BIND_ADDRESS_NO_PORT), where
+	 * the kernel avoids the ports of service points.
+	 */
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int));
+	(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &(int){ 1 },
+			 sizeof(int));
 	/* Leave from the IA's address unless it is a wildcard. */
 	if (ia->addr.ss.ss_family == ep->remote.ss_family) {
 		struct sockaddr_storage src = ia->addr.ss;

@@ -26,14 +26,8 @@ TEST_ENTRY(provider_dto_rnr_then_recv)
 TEST_ENTRY_TIMEOUT(provider_dto_threads, 60)
 TEST_ENTRY(provider_dto_unsignalled_allowed)
 
-/* test-provider-dapltest.c: OFED's dapltest, dtest, dtestcm, dtestsrq */
-TEST_ENTRY_TIMEOUT(provider_dapltest_ours, 300)
-TEST_ENTRY_TIMEOUT(provider_dapltest_ofed, 300)
+/* test-provider-dapltest.c: OFED's dapltest under ThreadSanitizer */
 TEST_ENTRY_TIMEOUT(provider_dapltest_tsan, 300)
-TEST_ENTRY_TIMEOUT(provider_dapltest_limits_features_ours, 600)
-TEST_ENTRY_TIMEOUT(provider_dapltest_limits_features_ofed, 600)
-TEST_ENTRY_TIMEOUT(provider_dtest_ours, 300)
-TEST_ENTRY_TIMEOUT(provider_dtest_ofed, 300)
 TEST_ENTRY(provider_notify_solicited_wait)
 TEST_ENTRY(provider_notify_unsignalled_send)
 TEST_ENTRY_TIMEOUT(provider_data_path_allocates_nothing, 300)

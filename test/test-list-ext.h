@@ -16,6 +16,3 @@ TEST_ENTRY(provider_ext_ud_many_and_ia_close)
 TEST_ENTRY(provider_ext_ud_hostile)
 TEST_ENTRY_TIMEOUT(provider_ext_ud_threads, 60)
 TEST_ENTRY(provider_ext_rc_immediate_atomics)
-/* OFED's dtestx, every mode; its ports are fixed (15828, 31111, 31112) */
-TEST_ENTRY_TIMEOUT(provider_ext_dtestx_ours, 300)
-TEST_ENTRY_TIMEOUT(provider_ext_dtestx_ofed, 300)

@@ -104,3 +104,13 @@ TEST_ENTRY(strerror_every_code)
 #include "test-list-datinfo.h"
 #include "test-list-seq.h"
 #include "test-list-trace.h"
+
+/*
+ * test-conformance.c: Debian's DAT programs in every documented mode, each
+ * row of conformance.h under our registry and under OFED's.
+ */
+#define CONF(name, kind, san, srv, cli, want, secs)			\
+	TEST_ENTRY_TIMEOUT(conformance_ours_##name, secs)		\
+	TEST_ENTRY_TIMEOUT(conformance_ofed_##name, secs)
+#include "conformance.h"
+#undef CONF
