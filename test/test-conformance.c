@@ -113,13 +113,22 @@ static const char *verdict(const struct conf_case *c, const char *out,
 		snprintf(buf, len, "it never printed \"%s\"", want);
 		return buf;
 	}
-	for (i = 0; kinds[c->kind].bad[i] != NULL; i++) {
-		const char *p = strstr(out, kinds[c->kind].bad[i]);
+	for (i = 0; i < 7 && kinds[c->kind].bad[i] != NULL; i++) {
+		const char *p = out;
 
-		if (p != NULL) {
-			snprintf(buf, len, "it printed \"%.*s\"",
-				 (int)strcspn(p, "\n"), p);
-			return buf;
+		while ((p = strstr(p, kinds[c->kind].bad[i])) != NULL) {
+			const char *b = p;
+
+			while (b > out && b[-1] != '\n')
+				b--;
+			/* A sanitizer's report is judged by deb_no_reports. */
+			if (strncmp(b, "==", 2) != 0 &&
+			    memmem(b, strcspn(b, "\n"), "Sanitizer", 9) == NULL) {
+				snprintf(buf, len, "it printed \"%.*s\"",
+					 (int)strcspn(b, "\n"), b);
+				return buf;
+			}
+			p += strlen(kinds[c->kind].bad[i]);
 		}
 	}
 	return NULL;
