@@ -730,7 +730,8 @@ void sd_cm_peer_order(struct sd_ep *ep)
 	static bool busy;	/* engine: a handler below closed its EP */
 	struct sd_list *pos, *next;
 
-	if (busy || sd_list_empty(&hs_wait) || !sd_engine_on_thread())
+	/* Engine only: both statics are the engine's. */
+	if (!sd_engine_on_thread() || busy || sd_list_empty(&hs_wait))
 		return;
 	busy = true;
 	/*
