@@ -27,6 +27,9 @@
 VERSION		:= 0.1.0
 SOMAJOR		:= 2
 SOVERSION	:= $(SOMAJOR).0.0
+# libdat.so.1, DAT 1.2 (registry/dat12): its own soname, that of OFED's
+# compat-dapl, for the programs of the DAT 1.2 pages (-ldat).
+SOVERSION12	:= 0.0
 
 PREFIX		?= /usr/local
 EXEC_PREFIX	?= $(PREFIX)
@@ -91,8 +94,7 @@ ALL_LDFLAGS	= $(BASE_LDFLAGS) $(SAN_FLAGS) $(LDFLAGS)
 REG_SRCS	:= $(wildcard registry/*.c)
 REG_OBJS	:= $(REG_SRCS:%.c=$(O)/%.o)
 REG_LIB		:= $(O)/lib/libdat2.so.$(SOVERSION)
-REG_LINKS	:= $(O)/lib/libdat2.so.$(SOMAJOR) $(O)/lib/libdat2.so \
-		   $(O)/lib/libdat.so
+REG_LINKS	:= $(O)/lib/libdat2.so.$(SOMAJOR) $(O)/lib/libdat2.so
 
 $(O)/registry/%.o: ALL_CFLAGS += -fvisibility=hidden \
 		   -DDREG_SYSCONFDIR='"$(SYSCONFDIR)"' -DDREG_VERSION='"$(VERSION)"'
@@ -108,8 +110,42 @@ $(REG_LIB): $(REG_OBJS) registry/libdat2.map
 $(O)/lib/libdat2.so.$(SOMAJOR) $(O)/lib/libdat2.so: $(REG_LIB)
 	$(Q)ln -sf $(notdir $<) $@
 
-# The seed pages' synopsis links with -ldat: in the tree that is DAT 2.0.
-$(O)/lib/libdat.so: $(REG_LIB)
+# ---------------------------------------------------------------------------
+# DAT 1.2: libdat.so.1 (registry/dat12), the API of the seed pages
+# (<dat/udat.h>, -ldat) served by a DAT 2.0 registry and its providers. Its
+# sources see both APIs: the 1.2 headers (include/dat) and a copy of the
+# DAT 2.0 headers in which every DAT_ and dat_ name is D2_ and d2_
+# ($(O)/gen/d2, made by sed), so that the two sets never clash and the
+# compiler checks each conversion against both. It needs libdat2.so.2
+# (DT_NEEDED) and calls its DAT_2.0 functions.
+
+D2_HDRS		:= $(patsubst include/dat2/%,$(O)/gen/d2/%,$(wildcard include/dat2/*.h))
+DAT12_SRCS	:= $(wildcard registry/dat12/*.c)
+DAT12_OBJS	:= $(DAT12_SRCS:%.c=$(O)/%.o)
+DAT12_LIB	:= $(O)/lib/libdat.so.1.$(SOVERSION12)
+DAT12_LINKS	:= $(O)/lib/libdat.so.1 $(O)/lib/libdat.so
+
+$(O)/gen/d2/%.h: include/dat2/%.h
+	$(Q)mkdir -p $(@D)
+	$(Q)sed -e 's|^#include <dat2/|#include <d2/|' -e '/^#include/b' \
+		-e 's/\bDAT_/D2_/g' -e 's/\bdat_/d2_/g' -e 's/\bUDAT_/UD2_/g' \
+		-e 's/_DAT_/_D2_/g' -e 's/_UDAT_/_UD2_/g' \
+		-e 's/\b[a-z]*_async_error_reason\b/d2_&/g' \
+		$< > $@.tmp && mv $@.tmp $@
+
+$(O)/registry/dat12/%.o: ALL_CFLAGS += -fvisibility=hidden -I$(O)/gen
+$(DAT12_OBJS): | $(D2_HDRS)
+
+$(DAT12_LIB): $(DAT12_OBJS) registry/dat12/libdat.map $(REG_LIB) $(REG_LINKS)
+	$(msg) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -Wl,-soname,libdat.so.1 \
+		-Wl,--version-script=registry/dat12/libdat.map -Wl,-z,defs \
+		-Wl,-z,relro -Wl,-z,now \
+		$(ALL_LDFLAGS) -o $@ $(DAT12_OBJS) -L$(O)/lib \
+		-Wl,--no-as-needed -ldat2 -Wl,--as-needed -ldl
+
+$(DAT12_LINKS): $(DAT12_LIB)
 	$(Q)ln -sf $(notdir $<) $@
 
 # ---------------------------------------------------------------------------
@@ -324,7 +360,8 @@ $(O)/dat2.pc: dat2.pc.in Makefile
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		$< > $@
 
-LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
+LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS)) \
+		   $(if $(DAT12_SRCS),$(DAT12_LIB) $(DAT12_LINKS))
 ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(SEQ) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES) \
 		   $(BENCH) $(FUZZ_REPLAY)
 
@@ -415,7 +452,7 @@ MANDIR		?= $(DATADIR)/man
 WIRESHARK_LUADIR ?= $(LIBDIR)/wireshark/plugins
 LDCONFIG	?= ldconfig
 
-HEADERS		:= $(wildcard include/dat2/*.h) include/dat/udat.h
+HEADERS		:= $(wildcard include/dat2/*.h) $(wildcard include/dat/*.h)
 # Every program of $(TOOLS), softdapl-seq and softbench, relinked for the
 # installed tree (no RUNPATH): from tools/NAME.c and tools/NAME-*.c
 # (softbench-*.c, datinfo-conf.c) unless INST_OBJS_NAME lists the objects,
@@ -431,6 +468,8 @@ INST_PROVIDER	= $(LIBDIR)/libdaplsoft.so.$(SOMAJOR)
 INST_FILES	= $(INST_PROGS:$(O)/tools/%=$(BINDIR)/%) $(BINDIR)/bench-plot \
 		  $(LIBDIR)/libdat2.so.$(SOVERSION) $(LIBDIR)/libdat2.so.$(SOMAJOR) \
 		  $(LIBDIR)/libdat2.so \
+		  $(if $(DAT12_SRCS),$(LIBDIR)/libdat.so.1.$(SOVERSION12) \
+		  $(LIBDIR)/libdat.so.1 $(LIBDIR)/libdat.so) \
 		  $(if $(PROV_SRCS),$(LIBDIR)/libdaplsoft.so.$(SOVERSION) $(INST_PROVIDER)) \
 		  $(PKGCONFIGDIR)/dat2.pc $(HEADERS:include/%=$(INCLUDEDIR)/%) \
 		  $(foreach m,$(INST_MANS),$(call man_dest,$(m))) \
@@ -458,6 +497,9 @@ install: $(LIBS) tools/bench-plot dat2.pc.in \
 	$(INSTALL) -m 755 $(REG_LIB) "$$d$(LIBDIR)/"; \
 	ln -sf libdat2.so.$(SOVERSION) "$$d$(LIBDIR)/libdat2.so.$(SOMAJOR)"; \
 	ln -sf libdat2.so.$(SOMAJOR) "$$d$(LIBDIR)/libdat2.so"; \
+	$(if $(DAT12_SRCS),$(INSTALL) -m 755 $(DAT12_LIB) "$$d$(LIBDIR)/"; \
+	ln -sf libdat.so.1.$(SOVERSION12) "$$d$(LIBDIR)/libdat.so.1"; \
+	ln -sf libdat.so.1 "$$d$(LIBDIR)/libdat.so";) \
 	$(if $(PROV_SRCS),$(INSTALL) -m 755 $(PROV_LIB) "$$d$(LIBDIR)/"; \
 	ln -sf libdaplsoft.so.$(SOVERSION) "$$d$(INST_PROVIDER)";) \
 	$(foreach p,$(INST_PROGS),$(CC) $(ALL_LDFLAGS) -Wl,--as-needed \
@@ -469,7 +511,7 @@ install: $(LIBS) tools/bench-plot dat2.pc.in \
 		dat2.pc.in > "$$d$(PKGCONFIGDIR)/dat2.pc"; \
 	chmod 644 "$$d$(PKGCONFIGDIR)/dat2.pc"; \
 	$(INSTALL) -m 644 $(wildcard include/dat2/*.h) "$$d$(INCLUDEDIR)/dat2/"; \
-	$(INSTALL) -m 644 include/dat/udat.h "$$d$(INCLUDEDIR)/dat/"; \
+	$(INSTALL) -m 644 $(wildcard include/dat/*.h) "$$d$(INCLUDEDIR)/dat/"; \
 	$(foreach f,$(INST_MANS),$(INSTALL) -m 644 $(f) "$$d$(call man_dest,$(f))";) \
 	$(foreach f,$(INST_LUA),$(INSTALL) -m 644 $(f) "$$d$(WIRESHARK_LUADIR)/";) \
 	$(INSTALL) -m 644 README dat.conf.example "$$d$(DOCDIR)/"; \

@@ -60,6 +60,9 @@ TEST_ENTRY_TIMEOUT(registry_concurrent_first_use, 60)
 TEST_ENTRY_TIMEOUT(abi_headers_match_ofed, 120)
 TEST_ENTRY_TIMEOUT(abi_checker_catches_changes, 180)
 
+/* test-abi12.c: our DAT 1.2 headers against illumos's, built for Linux */
+TEST_ENTRY_TIMEOUT(abi12_headers_match_illumos, 120)
+
 /* test-install.c: make install, pkg-config, make uninstall, man pages, make deb */
 TEST_ENTRY_TIMEOUT(install_destdir_pkg_config, 120)
 TEST_ENTRY_TIMEOUT(install_keeps_unrelated_files, 120)
@@ -104,6 +107,10 @@ TEST_ENTRY(strerror_every_code)
 #include "test-list-datinfo.h"
 #include "test-list-seq.h"
 #include "test-list-trace.h"
+
+/* test-dat12-interop.c: a DAT 1.2 process and a DAT 2.0 process talk */
+TEST_ENTRY_TIMEOUT(dat12_talks_to_dat2_ours, 90)
+TEST_ENTRY_TIMEOUT(dat12_talks_to_dat2_ofed, 90)
 
 /*
  * test-conformance.c: Debian's DAT programs in every documented mode, each

@@ -317,6 +317,19 @@ static void classify(struct di_conf *c)
 			       "marked nondefault: the registry skips it (write default to use it)");
 			continue;
 		}
+		if (l->conf.api_major == 1) {
+			/*
+			 * OFED's compat-dapl read u1.x lines with a DAT 1.2
+			 * registry of its own; softdapl's libdat.so.1 serves
+			 * DAT 1.2 programs from the u2.0 lines instead.
+			 */
+			l->verdict = DI_OFF;
+			l->step = DI_STEP_VERSION;
+			di_fmt(l->why, sizeof(l->why),
+			       "u%u.%u is for OFED's compat-dapl: softdapl's libdat.so.1 serves DAT 1.2 programs from the u2.0 line of the same name (write one)",
+			       l->conf.api_major, l->conf.api_minor);
+			continue;
+		}
 		if (l->conf.api_major != DAT_VERSION_MAJOR ||
 		    l->conf.api_minor != DAT_VERSION_MINOR) {
 			l->step = DI_STEP_VERSION;
@@ -387,7 +400,7 @@ static void open_key(struct di_conf *c, size_t i)
 	if (l->open_ret == DAT_SUCCESS) {
 		l->step = DI_STEP_DONE;
 		l->verdict = DI_OK;
-		di_fmt(l->why, sizeof(l->why), "opens; library %s (%s)",
+		di_fmt(l->why, sizeof(l->why), "opens (DAT 2.0, and DAT 1.2 through libdat.so.1); library %s (%s)",
 		       l->lib_path[0] ? l->lib_path : l->conf.lib_path,
 		       l->lib_how);
 		if (l != first)
