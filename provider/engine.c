@@ -52,8 +52,14 @@ static struct {
 	.cmds = { &eng.cmds, &eng.cmds },
 };
 
-/* True on the engine thread only (set when it starts): sd_engine_on_thread. */
-static _Thread_local bool on_engine;
+/*
+ * True on the engine thread only (set when it starts): sd_engine_on_thread.
+ * Initial-exec: the provider is dlopened, and a variable of the default
+ * (dynamic) model costs each thread an allocation in __tls_get_addr the
+ * first time it reads it, on whatever path that is (a post, a wait);
+ * initial-exec takes the static TLS glibc keeps for dlopened libraries.
+ */
+static _Thread_local bool on_engine __attribute__((tls_model("initial-exec")));
 
 bool sd_engine_on_thread(void)
 {

@@ -47,8 +47,11 @@ static pthread_mutex_t ias_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sd_list ias = { &ias, &ias };		/* ias_lock */
 static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Set while this thread posts an async error (recursion guard). */
-static __thread bool in_async;
+/*
+ * Set while this thread posts an async error (recursion guard).
+ * Initial-exec, as engine.c's on_engine: no allocation at first use.
+ */
+static __thread bool in_async __attribute__((tls_model("initial-exec")));
 
 struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h)
 {

@@ -108,6 +108,8 @@ TEST_ENTRY(strerror_every_code)
 #include "test-list-seq.h"
 #include "test-list-trace.h"
 
+#include "test-list-dat12.h"
+
 /* test-dat12-interop.c: a DAT 1.2 process and a DAT 2.0 process talk */
 TEST_ENTRY_TIMEOUT(dat12_talks_to_dat2_ours, 90)
 TEST_ENTRY_TIMEOUT(dat12_talks_to_dat2_ofed, 90)
