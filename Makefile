@@ -203,7 +203,8 @@ TEST_LINK_OBJS	+= $(O)/provider/obj.o $(O)/provider/pz.o $(O)/provider/lmr.o \
 		   $(O)/provider/rmr.o $(O)/provider/trace.o \
 		   $(O)/provider/trace-api.o
 
-$(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"'
+$(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"' \
+		   -DTEST_SAN_CFLAGS='"$(SAN_FLAGS)"'
 
 $(TEST_BIN): $(TEST_OBJS) $(TEST_LINK_OBJS) $(REG_LIB) $(REG_LINKS) \
 		$(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
