@@ -189,12 +189,18 @@ TEST_BIN	:= $(O)/test/run-tests
 
 # Fake providers, one .so per variant: FAKE_VARIANT selects the behaviour.
 FAKE_VARIANTS	:= good noinit nofini noregister badversion openfail
-FAKE_LIBS	:= $(FAKE_VARIANTS:%=$(O)/test/libfake-%.so) $(O)/test/libcountalloc.so
+FAKE_LIBS	:= $(FAKE_VARIANTS:%=$(O)/test/libfake-%.so) $(O)/test/libcountalloc.so \
+		   $(O)/test/libslowcopy.so
 
 $(O)/test/libcountalloc.so: test/countalloc.c
 	$(msg) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -shared -o $@ $< $(BASE_LDFLAGS)
+
+$(O)/test/libslowcopy.so: test/slowcopy.c
+	$(msg) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -fno-builtin -shared -o $@ $< $(BASE_LDFLAGS)
 
 # The parser is linked in whole: the tests call it directly, as a fuzzer does.
 TEST_LINK_OBJS	:= $(O)/registry/conf.o

@@ -230,6 +230,8 @@ enum sd_rx_state {
  * and what follows it arrive with one recv (rx.c, "Staging").
  */
 #define SD_RX_STAGE	4096
+/* An RDMA write's last bytes, stored last and in order (rx.c). */
+#define SD_WRITE_TAIL	64
 
 /*
  * Receive state; under ep->lock, driven by whichever thread holds it (the
@@ -245,6 +247,9 @@ struct sd_rx {
 	const struct sd_sge *sge;	/* where the payload goes */
 	uint32_t	nsge;
 	uint64_t	len, done;
+	uint64_t	tail;		/* payload offset from which bytes are
+					 * stored in order, each once (rx.c,
+					 * SD_WRITE_TAIL); len: none */
 	struct sd_sge	one;		/* WRITE: the granted region; atomics:
 					 * @args */
 	struct sd_lmr	*lmr;		/* WRITE: busy reference */

@@ -90,7 +90,18 @@ static void place(struct sd_ep *ep, const struct sd_sge *sge, uint32_t nsge,
 	ep->rx.nsge = nsge;
 	ep->rx.len = len;
 	ep->rx.done = 0;
+	ep->rx.tail = len;
 	ep->rx.state = SD_RX_DATA;
+}
+
+/*
+ * An RDMA write (with or without immediate) into ep->rx.one, its last
+ * SD_WRITE_TAIL bytes stored in order (see place_staged).
+ */
+static void place_write(struct sd_ep *ep, uint64_t len)
+{
+	place(ep, &ep->rx.one, len > 0 ? 1 : 0, len);
+	ep->rx.tail = len > SD_WRITE_TAIL ? len - SD_WRITE_TAIL : 0;
 }
 
 /* ---- SEND, WRITE_IMM: the receive they consume ------------------ */
@@ -125,7 +136,7 @@ static int take_receive(struct sd_ep *ep)
 	}
 	ep->rx.wqe = w;
 	if (is_write_imm(h->op)) {
-		place(ep, &ep->rx.one, ep->rx.one.len > 0 ? 1 : 0, h->len);
+		place_write(ep, h->len);
 		return RX_GO;
 	}
 	if (h->len > w->len) {
@@ -244,7 +255,7 @@ static int rx_write(struct sd_ep *ep)
 	}
 	if (is_write_imm(h->op))
 		return take_receive(ep);
-	place(ep, &ep->rx.one, h->len > 0 ? 1 : 0, h->len);
+	place_write(ep, h->len);
 	return RX_GO;
 }
 
@@ -575,6 +586,53 @@ static ssize_t stage_fill(struct sd_ep *ep, int fd)
 	return n;
 }
 
+/*
+ * Stores @n bytes at @d, in address order, each byte once, after
+ * everything stored before. memcpy promises neither: it may store the
+ * end of a range before its start, and a byte twice (overlapping
+ * vector stores), as may the kernel's copy in readv. A consumer that
+ * polls the last bytes of an RDMA write's target (MPI's eager RDMA: a
+ * flag in a footer, cleared by the consumer once read) needs both: the
+ * flag seen set means the bytes in front of it are there, and a flag
+ * cleared stays cleared. Release stores give the order on every
+ * architecture, plain moves on x86; the fence orders the streaming
+ * stores a large memcpy may have used.
+ */
+static void store_ordered(uint8_t *d, const uint8_t *s, size_t n)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_sfence();
+#else
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+	for (; n > 0 && ((uintptr_t)d & 7) != 0; n--)
+		__atomic_store_n(d++, *s++, __ATOMIC_RELEASE);
+	for (; n >= 8; n -= 8, d += 8, s += 8) {
+		uint64_t v;
+
+		memcpy(&v, s, sizeof(v));
+		__atomic_store_n((uint64_t *)(void *)d, v, __ATOMIC_RELEASE);
+	}
+	for (; n > 0; n--)
+		__atomic_store_n(d++, *s++, __ATOMIC_RELEASE);
+}
+
+/*
+ * Copies @n staged bytes to @d, payload offset @at: in order from
+ * rx.tail on (SD_WRITE_TAIL: an RDMA write's last bytes), with memcpy
+ * before it.
+ */
+static void put_staged(struct sd_rx *rx, uint8_t *d, uint64_t at, uint64_t n)
+{
+	const uint8_t *s = rx->stage + rx->st_off;
+	uint64_t bulk = at >= rx->tail ? 0 :
+			rx->tail - at < n ? rx->tail - at : n;
+
+	memcpy(d, s, (size_t)bulk);
+	if (bulk < n)
+		store_ordered(d + bulk, s + bulk, (size_t)(n - bulk));
+}
+
 /* Copies staged bytes into the placement set up by place(). */
 static void place_staged(struct sd_ep *ep)
 {
@@ -595,7 +653,7 @@ static void place_staged(struct sd_ep *ep)
 		l = s->len - skip;
 		if (l > want)
 			l = want;
-		memcpy(s->addr + skip, ep->rx.stage + ep->rx.st_off, l);
+		put_staged(&ep->rx, (uint8_t *)s->addr + skip, ep->rx.done, l);
 		ep->rx.st_off += (uint32_t)l;
 		ep->rx.done += l;
 		want -= l;
@@ -606,13 +664,15 @@ static void place_staged(struct sd_ep *ep)
 /*
  * Reads the rest of the payload into the placement set up by place(),
  * and what follows into the (empty) stage. Returns readv's result and
- * accounts for the bytes.
+ * accounts for the bytes. Bytes from rx.tail on go through the stage,
+ * to be stored in order by place_staged.
  */
 static ssize_t rx_readv(struct sd_ep *ep, int fd)
 {
 	struct iovec iov[RX_IOV_MAX + 1];
 	uint64_t skip = ep->rx.done;
-	uint64_t want = ep->rx.len - ep->rx.done;
+	uint64_t want = (ep->rx.done < ep->rx.tail ? ep->rx.tail :
+			 ep->rx.len) - ep->rx.done;
 	uint64_t payload = want;
 	uint32_t i;
 	ssize_t r;

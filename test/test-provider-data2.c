@@ -8,8 +8,10 @@
  * dat_ib_post_*, i.e. dat_extension_op; skipped where the provider
  * reports the extension not implemented).
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,10 @@
 #include "provider-conn.h"
 #include "provider-util.h"
 #include "test.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#endif
 
 #define BUF (8 << 20)
 
@@ -875,5 +881,193 @@ TEST_IMPL(provider_data2_atomics_contended)
 	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	if (ret == NOT_IMPL)
 		TEST_SKIP("the IB extension is not implemented");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A polled RDMA write target                                          */
+
+/*
+ * MPI's eager RDMA (Open MPI's uDAPL and openib BTLs): the sender writes
+ * each small message into the next slot of a ring in the receiver's
+ * memory, ending in a footer with a flag; the receiver polls the flag,
+ * reads the message in front of it, and clears the flag. No receive, no
+ * completion on the receiving side. It works on an HCA because a
+ * write's last bytes land after the others, each once. Here: 32 slots of
+ * 8 KiB, messages that end at the slot's end, of the sizes Open MPI
+ * writes (its 8-byte footer: a sequence number, the flag at the last
+ * byte but three), and a poller that also drives progress through
+ * dat_evd_dequeue, as the BTL does. A header seen stale behind a set
+ * flag, or a flag set again after it was cleared (seen a lap later as
+ * the previous lap's message), fails.
+ */
+#define RING_SLOTS	32
+#define RING_SLOT	8192
+#define RING_SRCS	64
+
+static const uint32_t ring_len[] = { 32, 40, 536, 2072, 24, 4096, 300, 8192 };
+
+struct ring {
+	struct pair	p;
+	uint64_t	msgs;		/* const */
+	uint64_t	consumed;	/* atomic: messages the poller is done with */
+	int		failed;		/* atomic */
+	char		why[160];
+};
+
+static uint32_t ring_msg_len(uint64_t seq)
+{
+	return ring_len[(seq * 7 + seq / 5) % (sizeof(ring_len) / sizeof(ring_len[0]))];
+}
+
+static unsigned char ring_byte(uint64_t seq, uint32_t i)
+{
+	return (unsigned char)(seq * 31 + i * 7 + 1);
+}
+
+/* Message @seq of @len bytes at @m: header, body, footer, flag. */
+static void ring_fill(unsigned char *m, uint64_t seq, uint32_t len)
+{
+	uint32_t i, s32 = (uint32_t)seq;
+
+	memcpy(m, &seq, 8);
+	for (i = 8; i < len - 8; i++)
+		m[i] = ring_byte(seq, i);
+	memcpy(m + len - 8, &s32, 4);
+	m[len - 4] = 1;
+	m[len - 3] = m[len - 2] = m[len - 1] = 0xa5;
+}
+
+static void *ring_poller(void *arg)
+{
+	struct ring *r = arg;
+	uint64_t seq;
+
+	for (seq = 0; seq < r->msgs; seq++) {
+		uint32_t len = ring_msg_len(seq), i, s32;
+		unsigned char *m = (unsigned char *)r->p.s.buf +
+			(seq % RING_SLOTS + 1) * RING_SLOT - len;
+		uint64_t deadline = test_now_ms() + 20000, h;
+		DAT_EVENT ev;
+
+		while (__atomic_load_n(&m[len - 4], __ATOMIC_ACQUIRE) != 1) {
+			(void)dat_evd_dequeue(r->p.s.recv_evd, &ev);
+			if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE) ||
+			    test_now_ms() > deadline) {
+				snprintf(r->why, sizeof(r->why),
+					 "message %" PRIu64 " never arrived", seq);
+				goto fail;
+			}
+		}
+		memcpy(&h, m, 8);
+		memcpy(&s32, m + len - 8, 4);
+		if (h != seq || s32 != (uint32_t)seq) {
+			snprintf(r->why, sizeof(r->why),
+				 "message %" PRIu64 " (%u bytes, slot %u): flag set, "
+				 "header says %" PRIu64 ", footer %u",
+				 seq, len, (unsigned)(seq % RING_SLOTS), h, s32);
+			goto fail;
+		}
+		for (i = 8; i < len - 8; i++)
+			if (m[i] != ring_byte(seq, i)) {
+				snprintf(r->why, sizeof(r->why),
+					 "message %" PRIu64 " byte %u wrong", seq, i);
+				goto fail;
+			}
+		__atomic_store_n(&m[len - 4], 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&r->consumed, seq + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+fail:
+	__atomic_store_n(&r->failed, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Runs @msgs messages through the ring; fails the test on a stale one. */
+static void ring_run(uint64_t msgs)
+{
+	struct ring *r = calloc(1, sizeof(*r));
+	uint64_t seq, done = 0;
+	pthread_t th;
+	DAT_EVENT ev;
+
+	ASSERT_NOT_NULL(r);
+	r->msgs = msgs;
+	pair_up_len(&r->p, NULL, NULL, RING_SRCS * RING_SLOT);
+	memset(r->p.s.buf, 0, RING_SLOTS * RING_SLOT);
+	ASSERT_EQ(pthread_create(&th, NULL, ring_poller, r), 0);
+	for (seq = 0; seq < msgs; seq++) {
+		uint32_t len = ring_msg_len(seq);
+		size_t src = (seq % RING_SRCS) * RING_SLOT;
+		DAT_LMR_TRIPLET l;
+		DAT_RMR_TRIPLET t;
+
+		/* A credit: the slot's previous message was read. */
+		while (seq - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) >=
+		       RING_SLOTS && !__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
+			if (dat_evd_dequeue(r->p.c.req_evd, &ev) == DAT_SUCCESS)
+				done++;
+		/* The source of RING_SRCS writes ago is free again. */
+		while (seq - done >= RING_SRCS) {
+			ev = sdt_wait(r->p.c.req_evd, 10000);
+			ASSERT_EQ(ev.event_data.dto_completion_event_data.status,
+				  DAT_DTO_SUCCESS);
+			done++;
+		}
+		if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
+			break;
+		ring_fill((unsigned char *)r->p.c.buf + src, seq, len);
+		l = sdt_iov(&r->p.c, src, len);
+		t = sdt_rmr(&r->p.s, (seq % RING_SLOTS + 1) * RING_SLOT - len, len);
+		ASSERT_OK(dat_ep_post_rdma_write(r->p.c.ep, 1, &l, ck(seq), &t, 0));
+	}
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	if (r->failed)
+		TEST_FAIL("%s", r->why);
+	for (; done < seq; done++)
+		(void)sdt_wait(r->p.c.req_evd, 10000);
+	sdt_disconnect(&r->p.c, &r->p.s);
+	pair_down(&r->p);
+	free(r);
+}
+
+TEST_IMPL(provider_data2_write_tail_polled)
+{
+	ring_run(40000);
+	return 0;
+}
+
+HELPER_IMPL(write_tail_probe)
+{
+	ring_run(4000);
+	printf("4000 messages polled, none stale\n");
+	return 0;
+}
+
+/*
+ * The same under libslowcopy.so: every memcpy of 24 bytes or more stores
+ * its last 8 bytes first, pauses, then stores them again. Without the
+ * ordered tail the poller sees the flag before the header almost every
+ * time.
+ */
+TEST_IMPL(provider_data2_write_tail_slow_memcpy)
+{
+	char lib[1024], *out = NULL;
+	int status;
+
+#ifdef SANITIZED
+	TEST_SKIP("the sanitizers own memcpy: nothing to preload");
+#endif
+	snprintf(lib, sizeof(lib), "%s/libslowcopy.so", test_builddir());
+	sdt_conf(NULL);
+	test_setenv("LD_PRELOAD", lib);
+	ASSERT_OK(test_run_cmdl(300, &status, &out, test_self_exe(), "--helper",
+				"write_tail_probe", NULL));
+	test_setenv("LD_PRELOAD", NULL);
+	printf("%s", out);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("a polled write was seen stale:\n%s", out);
+	ASSERT_STR_CONTAINS(out, "4000 messages polled, none stale");
+	free(out);
 	return 0;
 }
