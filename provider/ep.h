@@ -209,6 +209,8 @@ struct sd_tx {
 	uint32_t	ack_sent;	/* last ack value put in a header */
 	bool		blocked;	/* EAGAIN: waiting for POLLOUT */
 	bool		ack_hold;	/* no standalone ACK now (progress.c) */
+	uint8_t		ack_passes;	/* consumer passes that held the owed
+					 * ACK (progress.c) */
 	bool		disc_want;	/* graceful: DISCONNECT once drained */
 	bool		disc_sent;	/* our DISCONNECT is written */
 	struct sd_rresp	*resp;		/* ring of rd_in slots */
@@ -345,9 +347,9 @@ void sd_drive_put(struct sd_ep **eps, unsigned n);
  * Writes that wait. Two things are held back to be written together:
  *
  * - ACKs. The engine acks what it placed at once, but a consumer that
- *   moved a message in itself holds the standalone ACK back (tx.ack_hold):
- *   the answer it is likely to post next carries the ack for free. What is
- *   still owed when the consumer's next pass finds nothing to read goes
+ *   moved a message in itself holds the standalone ACK back (tx.ack_hold)
+ *   for that pass and the next: the answer it is likely to post next
+ *   carries the ack for free. What is still owed at the pass after goes
  *   out then.
  * - Requests posted while others are in flight (sd_tx_post): the
  *   consumer's next pass over the EVD, or the ack of those in flight,
@@ -360,23 +362,32 @@ void sd_drive_put(struct sd_ep **eps, unsigned n);
 void sd_tx_defer(struct sd_ep *ep);
 
 /*
- * Parking. The engine keeps polling every socket for input, but where
- * consumers read first (readable, and the engine found nothing, twice
- * running), its wake-ups only race them and take the CPU from them. The
- * engine parks the socket: stops polling it for input (EOF still) until
- * the next tick, when it polls again. A consumer that stops reading so
- * leaves its frames to the engine within a tick. (Parking on a consumer
- * having moved the EP lately is worse: one that then spins on memory for
- * an RDMA write, as dtest does, waits for the tick.)
+ * Parking. The engine keeps polling every socket for input, but where a
+ * consumer reads it, the engine's wake-ups only race it and take the CPU
+ * from it (the engine's priority is raised: it wins, reads, and acks at
+ * once what the consumer's answer would have carried). The engine parks
+ * the socket: stops polling it for input (EOF still) until the next
+ * tick. It parks when a consumer's pass over its EVD moved the EP since
+ * the last tick (ep->driven): readable then, the engine leaves the input
+ * to that consumer; and when consumers read first (readable, and the
+ * engine found nothing, twice running). The tick unparks a socket whose
+ * consumer did not pass since the previous tick, so a consumer that stops
+ * reading leaves its frames to the engine within two ticks.
  *
- * A tick that unparks a socket and finds input waiting has caught such a
- * consumer: it reads its completions, then spins on memory for the next
- * RDMA write (dtest -W, MPI eager RDMA), and each round trip would wait
- * for a tick. The engine then does not park that EP for SD_PARK_HOLD_MS
- * (ep->park_hold): one stall of at most a tick per that time, instead of
- * one per round trip. Engine, ep->lock.
+ * A tick that unparks a socket and finds input waiting has caught a
+ * consumer that reads its completions, then spins on memory for the next
+ * RDMA write (dtest -W), and each round trip would wait for the tick. The
+ * engine then does not park that EP for SD_PARK_HOLD_MS (ep->park_hold):
+ * one stall of at most two ticks per that time, instead of one per round
+ * trip. Engine, ep->lock.
  */
 void sd_progress_park(struct sd_ep *ep);
+
+/*
+ * True when a consumer's pass moved @ep since the last tick and the EP
+ * may park (not held, not waiting for a receive). Engine, ep->lock.
+ */
+bool sd_progress_driven(const struct sd_ep *ep);
 
 /* How long an EP whose input waited for the tick is not parked again. */
 #define SD_PARK_HOLD_MS		100
@@ -482,6 +493,9 @@ struct sd_ep {
 	uint8_t		eng_miss;	/* engine: readable, found nothing */
 	uint64_t	park_hold;	/* engine: not parked before this uv_now
 					 * (progress.c, sd_progress_park) */
+	bool		driven;		/* atomic: a consumer's pass over its
+					 * EVD moved it since the last tick
+					 * (progress.c, sd_progress_driven) */
 	struct sd_list	srq_node;	/* srq->lock: waiting for SRQ buffers */
 	bool		srq_waiting;	/* srq->lock */
 

@@ -89,22 +89,37 @@ void sd_drive_put(struct sd_ep **eps, unsigned n)
  * whose window is this small still streams.
  */
 #define ACK_BATCH	16
+/*
+ * Passes that hold an owed ACK back: the one that moved the requests in
+ * and the next. A consumer that polls its EVD until it is empty (Open
+ * MPI's BTL) makes that next pass before it looks at what came, so
+ * acking there would cost a frame its answer carries a moment later.
+ */
+#define ACK_PASSES	2
 
 /*
  * One pass over @ep: read, then write, holding a standalone ACK back
- * while this pass moved requests in and fewer than ACK_BATCH are owed
- * (see sd_tx_defer). ep->lock held; the socket attached, phase DATA.
+ * for ACK_PASSES passes from the one that moved requests in, while fewer
+ * than ACK_BATCH are owed (see sd_tx_defer). ep->lock held; the socket
+ * attached, phase DATA.
  */
 static void drive_one(struct sd_ep *ep)
 {
-	uint32_t before = ep->rx.executed;
+	uint32_t before = ep->rx.executed, owed;
 
+	if (!__atomic_load_n(&ep->driven, __ATOMIC_RELAXED))
+		__atomic_store_n(&ep->driven, true, __ATOMIC_RELAXED);
 	/* In RNR this only looks for a receive posted meanwhile. */
 	sd_rx_progress(ep);
 	if (ep->sock == NULL)
 		return;
-	ep->tx.ack_hold = ep->rx.executed != before &&
-			  ep->rx.executed - ep->tx.ack_sent < ACK_BATCH;
+	if (ep->rx.executed != before)
+		ep->tx.ack_passes = 0;
+	owed = ep->rx.executed - ep->tx.ack_sent;
+	ep->tx.ack_hold = owed > 0 && owed < ACK_BATCH &&
+			  ep->tx.ack_passes < ACK_PASSES;
+	if (ep->tx.ack_hold)
+		ep->tx.ack_passes++;
 	sd_tx_progress(ep);
 	ep->tx.ack_hold = false;
 	if (ep->sock != NULL && ep->rx.executed != ep->tx.ack_sent)
@@ -162,6 +177,13 @@ void sd_tx_defer(struct sd_ep *ep)
 	sd_engine_tick_want();
 }
 
+bool sd_progress_driven(const struct sd_ep *ep)
+{
+	return __atomic_load_n(&ep->driven, __ATOMIC_RELAXED) &&
+	       ep->rx.state != SD_RX_BUF &&
+	       uv_now(sd_engine_loop()) >= ep->park_hold;
+}
+
 void sd_progress_park(struct sd_ep *ep)
 {
 	if (ep->parked)
@@ -178,7 +200,10 @@ bool sd_progress_tick(void)
 	struct sd_list parked;
 	bool more;
 
-	/* Unpark all: those consumers still read first park again. */
+	/*
+	 * Unpark those no consumer passed over since the last tick; those
+	 * consumers still read first park again.
+	 */
 	sd_list_init(&parked);
 	if (!sd_list_empty(&tick.parked)) {
 		parked = tick.parked;
@@ -191,6 +216,10 @@ bool sd_progress_tick(void)
 						   park_node);
 
 		sd_list_del(&ep->park_node);
+		if (__atomic_exchange_n(&ep->driven, false, __ATOMIC_RELAXED)) {
+			sd_list_add_tail(&tick.parked, &ep->park_node);
+			continue;
+		}
 		pthread_mutex_lock(&ep->lock);
 		ep->parked = false;
 		ep->eng_miss = 0;

@@ -812,8 +812,11 @@ void sd_ep_io(struct sd_ep *ep, int status, int events)
 	}
 	if (ep->sock == NULL)
 		return;
-	if (events & UV_READABLE || status < 0 ||
-	    (ep->parked && events & UV_DISCONNECT)) {
+	if (events & UV_READABLE && status >= 0 && !(events & UV_DISCONNECT) &&
+	    sd_progress_driven(ep)) {
+		sd_progress_park(ep);	/* a consumer reads it (ep.h) */
+	} else if (events & UV_READABLE || status < 0 ||
+		   (ep->parked && events & UV_DISCONNECT)) {
 		/* Twice nothing: consumers read it first (progress.c). */
 		if (sd_rx_progress(ep)) {
 			ep->eng_miss = 0;
