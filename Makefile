@@ -6,6 +6,9 @@
 #                     in make check)
 #   make demo         the main job: a real DAT session over loopback
 #   make bench        softdapl against raw TCP (tools/softbench), < 3 min
+#   make ompi OMPI_GIT=DIR  Open MPI 1.6.5 with its udapl BTL, built against
+#                     this tree into $(O)/ompi (tools/ompi-build, ~5 min),
+#                     for the conformance_mpi_* tests (test/mpi/)
 #   make memcheck     valgrind memcheck over most of the suite, ~2 min
 #   make soak         an hour of traffic with random disconnects, RSS and
 #                     fds watched; SOAK_SECONDS=60 for a minute
@@ -211,6 +214,8 @@ TEST_LINK_OBJS	+= $(O)/provider/obj.o $(O)/provider/pz.o $(O)/provider/lmr.o \
 
 $(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"' \
 		   -DTEST_SAN_CFLAGS='"$(SAN_FLAGS)"'
+# test-mpi.c builds the MPI programs (test/mpi/) with these warnings too.
+$(O)/test/test-mpi.o: ALL_CFLAGS += -DTEST_WARNINGS='"$(WARNINGS)"'
 
 $(TEST_BIN): $(TEST_OBJS) $(TEST_LINK_OBJS) $(REG_LIB) $(REG_LINKS) \
 		$(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS))
@@ -372,7 +377,8 @@ LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS)) \
 ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(SEQ) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES) \
 		   $(BENCH) $(FUZZ_REPLAY)
 
-.PHONY: all check conformance demo bench deps install uninstall clean fuzz fuzz-run
+.PHONY: all check conformance demo bench deps install uninstall clean fuzz fuzz-run \
+	ompi
 
 all: $(ALL)
 
@@ -384,15 +390,40 @@ deps:
 TEST_TIMEOUT_SCALE ?= $(if $(SAN),3,1)
 
 check: deps all
-	$(Q)TEST_BUILDDIR=$(abspath $(O)/test) \
+	$(Q)TEST_BUILDDIR=$(abspath $(O)/test) SOFTDAPL_OMPI=$(abspath $(OMPI_PREFIX)) \
 		TEST_TIMEOUT_SCALE=$(TEST_TIMEOUT_SCALE) $(TEST_BIN) $(TESTS)
 
 # The conformance matrix alone (test/conformance.h): Debian's dtest,
 # dtestx, dtestcm, dtestsrq and dapltest in every documented mode, under
-# our registry and OFED's; make check runs it too.
+# our registry and OFED's, and Open MPI's udapl BTL (test/test-mpi.c,
+# when make ompi built it); make check runs it too.
 conformance: deps all
-	$(Q)TEST_BUILDDIR=$(abspath $(O)/test) \
+	$(Q)TEST_BUILDDIR=$(abspath $(O)/test) SOFTDAPL_OMPI=$(abspath $(OMPI_PREFIX)) \
 		TEST_TIMEOUT_SCALE=$(TEST_TIMEOUT_SCALE) $(TEST_BIN) 'conformance_*'
+
+# Open MPI 1.6.5, whose udapl BTL is a DAT 1.2 consumer, built unmodified
+# against this tree's DAT 1.2 layer (include/dat, $(O)/lib/libdat.so) by
+# tools/ompi-build and installed into OMPI_PREFIX, where the
+# conformance_mpi_* tests look for it (about 5 minutes on two cores).
+# OMPI_GIT names a git directory holding OMPI_TAG: a clone or mirror of
+# https://github.com/open-mpi/ompi. Nothing else depends on this target.
+OMPI_GIT	?=
+OMPI_TAG	?= v1.6.5
+OMPI_PREFIX	?= $(O)/ompi
+OMPI_JOBS	?= 2
+
+ompi: $(LIBS)
+	$(if $(SAN),$(error make ompi builds against the plain build, not SAN=$(SAN)))
+	$(Q)if [ -z '$(OMPI_GIT)' ]; then \
+		echo "make ompi needs OMPI_GIT, a git directory holding Open MPI's tag $(OMPI_TAG)" \
+		     "(a clone or mirror of https://github.com/open-mpi/ompi); run:" >&2; \
+		echo "    make ompi OMPI_GIT=/path/to/ompi.git" >&2; \
+		exit 1; fi
+	$(Q)tools/install-deps ompi
+	$(msg) OMPI $(OMPI_PREFIX)
+	$(Q)tools/ompi-build --git '$(OMPI_GIT)' --tag '$(OMPI_TAG)' \
+		--dat-include include --dat-lib $(O)/lib \
+		--prefix '$(OMPI_PREFIX)' -j $(OMPI_JOBS)
 
 demo: deps all
 	$(Q)tools/demo $(O)
@@ -583,4 +614,7 @@ deb: $(LIBS) tools/bench-plot $(foreach p,$(INST_PROGS),$(call inst_objs,$(p)))
 clean:
 	$(Q)rm -rf build build-asan build-tsan build-fuzz
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+# Not into Open MPI's build and installation (make ompi), which hold .d
+# files of their own.
+-include $(shell find $(O) \( -path '$(OMPI_PREFIX)' -o \
+	-path '$(OMPI_PREFIX).build' \) -prune -o -name '*.d' -print 2>/dev/null)

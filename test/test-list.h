@@ -114,6 +114,8 @@ TEST_ENTRY(strerror_every_code)
 TEST_ENTRY_TIMEOUT(dat12_talks_to_dat2_ours, 90)
 TEST_ENTRY_TIMEOUT(dat12_talks_to_dat2_ofed, 90)
 
+#include "test-list-mpi.h"
+
 /*
  * test-conformance.c: Debian's DAT programs in every documented mode, each
  * row of conformance.h under our registry and under OFED's.
