@@ -586,6 +586,12 @@ static ssize_t stage_fill(struct sd_ep *ep, int fd)
 	return n;
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define SD_TSAN 1
+#else
+#define SD_TSAN 0
+#endif
+
 /*
  * Stores @n bytes at @d, in address order, each byte once, after
  * everything stored before. memcpy promises neither: it may store the
@@ -597,6 +603,11 @@ static ssize_t stage_fill(struct sd_ep *ep, int fd)
  * cleared stays cleared. Release stores give the order on every
  * architecture, plain moves on x86; the fence orders the streaming
  * stores a large memcpy may have used.
+ *
+ * ThreadSanitizer pairs a release with an acquire at the same address
+ * only, and a consumer polls one byte: in a TSan build every byte is a
+ * store of its own, so that the poller's acquire of its flag orders
+ * the whole write before its reads, as it does on the hardware.
  */
 static void store_ordered(uint8_t *d, const uint8_t *s, size_t n)
 {
@@ -605,7 +616,7 @@ static void store_ordered(uint8_t *d, const uint8_t *s, size_t n)
 #else
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 #endif
-	for (; n > 0 && ((uintptr_t)d & 7) != 0; n--)
+	for (; n > 0 && (((uintptr_t)d & 7) != 0 || SD_TSAN); n--)
 		__atomic_store_n(d++, *s++, __ATOMIC_RELEASE);
 	for (; n >= 8; n -= 8, d += 8, s += 8) {
 		uint64_t v;
@@ -671,8 +682,9 @@ static ssize_t rx_readv(struct sd_ep *ep, int fd)
 {
 	struct iovec iov[RX_IOV_MAX + 1];
 	uint64_t skip = ep->rx.done;
-	uint64_t want = (ep->rx.done < ep->rx.tail ? ep->rx.tail :
-			 ep->rx.len) - ep->rx.done;
+	/* Never into the tail: its bytes are stored in order, from the stage. */
+	uint64_t want = ep->rx.done < ep->rx.tail ?
+			ep->rx.tail - ep->rx.done : 0;
 	uint64_t payload = want;
 	uint32_t i;
 	ssize_t r;
