@@ -14,9 +14,33 @@
  *
  * The proxy agent is one-shot, as dat_cno_create(3) says and OFED does:
  * invoked at the next trigger, then no longer associated with the CNO
- * until dat_cno_modify_agent sets one again. It is called by the
- * triggering thread after every provider lock is dropped, so it may call
- * back into the provider (dat_evd_dequeue, typically).
+ * until dat_cno_modify_agent sets one again.
+ *
+ * The CNO rule: the proxy agent runs with no provider lock held, so it
+ * may call back into the provider, on the EVD and on the EP that
+ * triggered it (dat_evd_dequeue, dat_ep_post_recv, dat_ep_post_send,
+ * dat_cno_modify_agent to arm itself again). The trigger takes the agent
+ * (once: a second trigger finds none, or the one armed since), and it is
+ * called exactly once for that trigger:
+ *
+ *   - dat_evd_post_se, whose caller holds no lock once the EVD's lock is
+ *     dropped, calls it itself, on the consumer's thread, before it
+ *     returns;
+ *   - every other trigger (DTO and RMR bind completions, connection and
+ *     CR events, async errors and watermark events, UD completions) comes
+ *     with provider locks held (ep->lock, srq->lock, the async lock), so
+ *     the agent is handed to the engine thread: agent_cmd, embedded in the
+ *     CNO (nothing allocated), calls it from the engine's command loop,
+ *     where no provider lock is held. A trigger that finds an agent
+ *     still due there leaves the newly armed one for agent_cmd to take.
+ *   - Releasing the CNO (below) calls the armed agent with a NULL EVD on
+ *     the releasing thread after its locks are dropped; dat_cno_free and
+ *     dat_ia_close call an agent still due the same way, so none is lost.
+ *
+ * An agent that runs on the engine thread must not block (dat_evd_wait,
+ * dat_cno_wait) nor close the IA: the engine moves the data it would
+ * wait for, and ia_close waits for the engine. An EVD freed while an
+ * agent call for it is due is not named: that call gets a NULL EVD.
  *
  * The file descriptor (dat_cno_fd_create, DAT 2.0). The CNO owns an
  * eventfd (non-blocking, close-on-exec) that is readable exactly while
@@ -35,6 +59,7 @@
  * CNO becomes readable (dat_cno_trigger then gives a NULL EVD). A timeout
  * returns DAT_QUEUE_EMPTY with a NULL EVD, as the uDAPL page and OFED do.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -75,6 +100,80 @@ static DAT_OS_WAIT_PROXY_AGENT cno_take_agent(struct sd_cno *cno)
 	cno->agent.instance_data = NULL;
 	cno->agent.proxy_agent_func = NULL;
 	return agent;
+}
+
+/* Returns the agent due for the engine to call and forgets it. cno->lock. */
+static DAT_OS_WAIT_PROXY_AGENT cno_take_due(struct sd_cno *cno)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent = cno->due;
+
+	cno->due.instance_data = NULL;
+	cno->due.proxy_agent_func = NULL;
+	cno->due_evd = NULL;
+	return agent;
+}
+
+static void cno_release(struct sd_cno *cno);
+
+/*
+ * agent_cmd (the CNO rule, at the top): on the engine thread, with no
+ * provider lock held, calls each agent a trigger took, once, until none
+ * is due; then frees the CNO if dat_cno_free or sd_cno_destroy left that
+ * to it. Allocates nothing.
+ */
+static void cno_agent_cmd(struct sd_cmd *cmd)
+{
+	struct sd_cno *cno = sd_container_of(cmd, struct sd_cno, agent_cmd);
+	DAT_OS_WAIT_PROXY_AGENT agent;
+	struct sd_evd *evd;
+	bool release;
+
+	assert(sd_engine_on_thread());
+	pthread_mutex_lock(&cno->lock);
+	assert(cno->agent_busy);
+	/* A dead CNO's due agents went to whoever freed it (cno_retire). */
+	while (cno_alive(cno)) {
+		if (cno->due.proxy_agent_func == NULL && cno->again) {
+			/* The one a trigger left armed (none if removed since). */
+			cno->due = cno_take_agent(cno);
+			cno->due_evd = cno->again_evd;
+			cno->again = false;
+			cno->again_evd = NULL;
+		}
+		if (cno->due.proxy_agent_func == NULL)
+			break;
+		evd = cno->due_evd;
+		agent = cno_take_due(cno);
+		pthread_mutex_unlock(&cno->lock);
+		cno_call_agent(agent, evd);
+		pthread_mutex_lock(&cno->lock);
+	}
+	cno->agent_busy = false;
+	release = cno->free_pending;
+	pthread_mutex_unlock(&cno->lock);
+	if (release)
+		cno_release(cno);
+}
+
+/*
+ * The CNO is dead (dat_cno_free, sd_cno_destroy): moves the agents still
+ * owed a call into @owed (the one due, and the armed one a trigger left
+ * for the engine), for the caller to call with a NULL EVD once its locks
+ * are dropped. Returns true when the caller frees the CNO, false when
+ * agent_cmd is queued or running and frees it. Caller holds cno->lock.
+ */
+static bool cno_retire(struct sd_cno *cno, DAT_OS_WAIT_PROXY_AGENT owed[2])
+{
+	owed[0] = cno_take_due(cno);
+	owed[1] = cno->again ? cno_take_agent(cno) :
+		  (DAT_OS_WAIT_PROXY_AGENT){ NULL, NULL };
+	cno->again = false;
+	cno->again_evd = NULL;
+	if (cno->agent_busy) {
+		cno->free_pending = true;
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -137,17 +236,45 @@ static void cno_release(struct sd_cno *cno)
 	free(cno);
 }
 
-DAT_OS_WAIT_PROXY_AGENT sd_cno_notify(struct sd_cno *cno, struct sd_evd *evd)
+DAT_OS_WAIT_PROXY_AGENT sd_cno_notify(struct sd_cno *cno, struct sd_evd *evd,
+				      bool direct)
 {
-	DAT_OS_WAIT_PROXY_AGENT agent;
+	DAT_OS_WAIT_PROXY_AGENT agent = { NULL, NULL };
 
 	pthread_mutex_lock(&cno->lock);
 	cno_fire(cno, evd);
-	agent = cno_take_agent(cno);
+	if (cno->agent.proxy_agent_func != NULL && direct) {
+		agent = cno_take_agent(cno);
+	} else if (cno->agent.proxy_agent_func != NULL) {
+		/* The CNO rule: the engine calls it. */
+		if (cno->due.proxy_agent_func == NULL) {
+			cno->due = cno_take_agent(cno);
+			cno->due_evd = evd;
+		} else {
+			cno->again = true;
+			cno->again_evd = evd;
+		}
+		if (!cno->agent_busy) {
+			cno->agent_busy = true;
+			sd_engine_submit(&cno->agent_cmd);
+		}
+	}
 	if (cno->waiters > 0)
 		pthread_cond_signal(&cno->cond);
 	pthread_mutex_unlock(&cno->lock);
 	return agent;
+}
+
+void sd_cno_forget_evd(struct sd_cno *cno, struct sd_evd *evd)
+{
+	pthread_mutex_lock(&cno->lock);
+	if (cno->triggered == evd)
+		cno->triggered = NULL;	/* never hand out a freed EVD */
+	if (cno->due_evd == evd)
+		cno->due_evd = NULL;
+	if (cno->again_evd == evd)
+		cno->again_evd = NULL;
+	pthread_mutex_unlock(&cno->lock);
 }
 
 DAT_OS_WAIT_PROXY_AGENT sd_cno_orphaned(struct sd_cno *cno)
@@ -179,6 +306,7 @@ static DAT_RETURN cno_new(struct sd_ia *ia, DAT_OS_WAIT_PROXY_AGENT agent,
 		goto fail_lock;
 	sd_obj_init(&cno->obj, ia, SD_MAGIC_CNO, DAT_HANDLE_TYPE_CNO);
 	cno->agent = agent;
+	cno->agent_cmd.fn = cno_agent_cmd;
 	cno->fd = fd;
 
 	pthread_mutex_lock(&ia->lock);
@@ -309,12 +437,15 @@ DAT_RETURN DAT_API sd_cno_query(DAT_CNO_HANDLE cno_handle,
 /*
  * dat_cno_free: DAT_INVALID_STATE / DAT_INVALID_STATE_CNO_IN_USE while an
  * EVD feeds the CNO or a thread waits on it (dat_cno_free(3)). Closes the
- * fd of a CNO made by dat_cno_fd_create.
+ * fd of a CNO made by dat_cno_fd_create. An agent call still due is made
+ * here, with a NULL EVD (its EVD is gone), before this returns.
  */
 DAT_RETURN DAT_API sd_cno_free(DAT_CNO_HANDLE cno_handle)
 {
+	DAT_OS_WAIT_PROXY_AGENT owed[2];
 	struct sd_cno *cno;
 	struct sd_ia *ia;
+	bool release;
 
 	cno = cno_from_handle(cno_handle);
 	if (cno == NULL)
@@ -329,21 +460,27 @@ DAT_RETURN DAT_API sd_cno_free(DAT_CNO_HANDLE cno_handle)
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_CNO_IN_USE);
 	}
 	cno->obj.magic = SD_MAGIC_DEAD;
+	release = cno_retire(cno, owed);
 	pthread_mutex_unlock(&cno->lock);
 	sd_list_del(&cno->obj.node);
 	pthread_mutex_unlock(&ia->lock);
-	cno_release(cno);
+	cno_call_agent(owed[0], NULL);
+	cno_call_agent(owed[1], NULL);
+	if (release)
+		cno_release(cno);
 	return DAT_SUCCESS;
 }
 
 void sd_cno_destroy(struct sd_cno *cno)
 {
-	DAT_OS_WAIT_PROXY_AGENT agent;
+	DAT_OS_WAIT_PROXY_AGENT agent, owed[2];
 	struct sd_ia *ia = cno->obj.ia;
+	bool release;
 
 	pthread_mutex_lock(&ia->lock);
 	pthread_mutex_lock(&cno->lock);
 	cno->obj.magic = SD_MAGIC_DEAD;
+	release = cno_retire(cno, owed);	/* before: it may take the armed */
 	agent = cno_release_all(cno);
 	/* Each waiter sees the CNO dead, returns and signals back. */
 	while (cno->waiters > 0) {
@@ -353,8 +490,11 @@ void sd_cno_destroy(struct sd_cno *cno)
 	pthread_mutex_unlock(&cno->lock);
 	sd_list_del(&cno->obj.node);
 	pthread_mutex_unlock(&ia->lock);
+	cno_call_agent(owed[0], NULL);
+	cno_call_agent(owed[1], NULL);
 	cno_call_agent(agent, NULL);
-	cno_release(cno);
+	if (release)
+		cno_release(cno);
 }
 
 /*

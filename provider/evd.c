@@ -116,10 +116,15 @@
 #define SD_EVD_BAD_HANDLE \
 	SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST)
 
-/* How evd_push treats a full ring. */
+/*
+ * Who pushes, which says how evd_push treats a full ring and who calls
+ * the CNO's proxy agent (the CNO rule, cno.c).
+ */
 enum evd_push_mode {
-	PUSH_REPORT,	/* sd_evd_post: mark overflowed, report once */
-	PUSH_QUIET,	/* dat_evd_post_se: just fail */
+	PUSH_REPORT,	/* the provider, any lock held (sd_evd_post): mark
+			 * overflowed, report once; the engine calls the agent */
+	PUSH_QUIET,	/* dat_evd_post_se, no lock held but evd->lock: just
+			 * fail; evd_push calls the agent */
 };
 
 /* ------------------------------------------------------------------ */
@@ -194,7 +199,10 @@ static void evd_pop(struct sd_evd *evd, DAT_EVENT *ev)
 	evd->count--;
 }
 
-/* Calls a proxy agent returned by sd_cno_notify, if any. No lock held. */
+/*
+ * Calls a proxy agent that sd_cno_notify (for dat_evd_post_se) or
+ * sd_cno_orphaned returned, if any. No provider lock held.
+ */
 static void evd_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd)
 {
 	if (agent.proxy_agent_func != NULL)
@@ -282,10 +290,13 @@ static const char *evd_state_str(bool enabled, bool waitable, bool overflowed,
 /*
  * Appends @ev to @evd, wakes the waiter or triggers the CNO (CNO-1..3),
  * and on a full ring acts as @mode says. Any thread; takes evd->lock
- * (and cno->lock inside it), calls the proxy agent and reports the
- * overflow (through sd_ia_async_error, which takes the IA's async lock)
- * after dropping it. Allocates nothing. Returns 0, or -ENOSPC when the
- * event is not queued (full, or overflowed before).
+ * (and cno->lock inside it) and reports the overflow (through
+ * sd_ia_async_error, which takes the IA's async lock) after dropping it.
+ * The proxy agent of a trigger is called by this function after
+ * dropping evd->lock for PUSH_QUIET, whose caller holds no other lock,
+ * and by the engine thread for PUSH_REPORT, whose caller may hold any
+ * (the CNO rule, cno.c). Allocates nothing. Returns 0, or -ENOSPC when
+ * the event is not queued (full, or overflowed before).
  */
 static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 		    enum evd_push_mode mode, bool notify)
@@ -357,7 +368,8 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 		if (!was && evd->notified && evd->count >= evd->threshold)
 			evd_wake(evd);
 	} else if (notify && evd->enabled && evd->cno != NULL) {
-		agent = sd_cno_notify(evd->cno, evd);	/* CNO-1, CNO-3 */
+		/* CNO-1, CNO-3; the CNO rule */
+		agent = sd_cno_notify(evd->cno, evd, mode == PUSH_QUIET);
 	}
 	pthread_mutex_unlock(&evd->lock);
 	evd_call_agent(agent, evd);
@@ -431,10 +443,8 @@ static DAT_OS_WAIT_PROXY_AGENT evd_set_cno(struct sd_evd *evd,
 	if (old == NULL)
 		return agent;
 	old->refs--;
-	pthread_mutex_lock(&old->lock);
-	if (freeing && old->triggered == evd)
-		old->triggered = NULL;	/* never hand out a freed EVD */
-	pthread_mutex_unlock(&old->lock);
+	if (freeing)
+		sd_cno_forget_evd(old, evd);
 	if (freeing && old->refs == 0)
 		agent = sd_cno_orphaned(old);
 	return agent;

@@ -19,10 +19,9 @@
  *   async_lock (after ep->lock and srq->lock, before evd->lock) is held
  *   while an async error is posted and while ia->async_evd changes, so
  *   that the EVD an error is posted to cannot be destroyed meanwhile.
- *   ia->async_evd is written under ia->lock and async_lock both. A CNO
- *   proxy agent that sd_evd_post calls for an async event runs under
- *   async_lock: it must not close an IA (nor may any agent, as it runs on
- *   the engine thread that ia_close waits for).
+ *   ia->async_evd is written under ia->lock and async_lock both. The
+ *   async EVD's CNO proxy agent does not run under it: the engine thread
+ *   calls it (the CNO rule, cno.c).
  *
  * The async EVD. DAT 2.0 (dat_ia_open): a consumer passing a handle whose
  * value is DAT_HANDLE_NULL gets an EVD made for the IA, of async_evd_qlen

@@ -890,6 +890,17 @@ int sd_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
 		       const struct timespec *deadline);
 
 /*
+ * A unit of work for the engine thread. Embedded in the object it acts on,
+ * so submitting allocates nothing; @fn runs on the engine thread, in
+ * submission order, with no provider lock held.
+ */
+struct sd_cmd {
+	struct sd_list	node;		/* engine command lock */
+	void		(*fn)(struct sd_cmd *cmd);
+	bool		queued;		/* engine command lock */
+};
+
+/*
  * A consumer notification object. "Fired" is sticky: a notification that
  * arrives with nobody in dat_cno_wait is returned by the next wait (or
  * dat_cno_trigger). A CNO made by dat_cno_fd_create has an eventfd that
@@ -907,18 +918,44 @@ struct sd_cno {
 	unsigned		release;	/* lock; bumped to release every waiter
 						 * with a NULL EVD */
 	unsigned		refs;		/* ia->lock: EVDs using it */
+	/*
+	 * The agent calls the engine makes (cno.c, the CNO rule): @due is
+	 * an agent a trigger took and nobody called yet, for @due_evd;
+	 * @again says a later trigger found @due taken and left the armed
+	 * agent for the engine to take, for @again_evd. @agent_busy is
+	 * set while @agent_cmd is queued or running; a CNO freed meanwhile
+	 * is left to it (@free_pending) to free.
+	 */
+	struct sd_cmd		agent_cmd;	/* fn const */
+	DAT_OS_WAIT_PROXY_AGENT	due;		/* lock */
+	struct sd_evd		*due_evd;	/* lock */
+	bool			again;		/* lock */
+	struct sd_evd		*again_evd;	/* lock */
+	bool			agent_busy;	/* lock */
+	bool			free_pending;	/* lock */
 };
 
 /*
  * Notifies @cno that @evd received a notification event while enabled
  * and not waited on: records it as the EVD that triggered the CNO, makes
  * an fd CNO readable and wakes one waiter. Called by evd.c with
- * evd->lock held (cno->lock nests inside it); allocates nothing. Returns
- * the proxy agent to call, which the CNO forgets (dat_cno_create(3):
- * invoked once, then no longer associated); the caller calls it with
- * @evd after dropping its locks, if proxy_agent_func is set.
+ * evd->lock held (cno->lock nests inside it); allocates nothing. The
+ * proxy agent, if one is armed, is taken (dat_cno_create(3): invoked
+ * once, then no longer associated). With @direct (dat_evd_post_se: the
+ * caller holds no provider lock once it drops evd->lock) it is returned
+ * for the caller to call with @evd after dropping evd->lock, if
+ * proxy_agent_func is set; otherwise the engine thread calls it (the
+ * CNO rule, cno.c) and a null agent is returned.
  */
-DAT_OS_WAIT_PROXY_AGENT sd_cno_notify(struct sd_cno *cno, struct sd_evd *evd);
+DAT_OS_WAIT_PROXY_AGENT sd_cno_notify(struct sd_cno *cno, struct sd_evd *evd,
+				      bool direct);
+
+/*
+ * @evd, which fed @cno, is being freed: a trigger of its that the CNO
+ * holds (sticky, or an agent call not yet made) no longer names it.
+ * Called by evd.c with ia->lock held.
+ */
+void sd_cno_forget_evd(struct sd_cno *cno, struct sd_evd *evd);
 
 /*
  * The last EVD feeding @cno was freed (dat_cno_wait(3)): every thread in
@@ -940,16 +977,7 @@ void sd_cno_destroy(struct sd_cno *cno);
 /* ------------------------------------------------------------------ */
 /* The engine (engine.c)                                              */
 
-/*
- * A unit of work for the engine thread. Embedded in the object it acts on,
- * so submitting allocates nothing; @fn runs on the engine thread, in
- * submission order, with no provider lock held.
- */
-struct sd_cmd {
-	struct sd_list	node;		/* engine command lock */
-	void		(*fn)(struct sd_cmd *cmd);
-	bool		queued;		/* engine command lock */
-};
+/* struct sd_cmd (a command for the engine thread) is defined above. */
 
 struct uv_loop_s;
 

@@ -840,6 +840,239 @@ TEST_IMPL(provider_evd2_cno_ia_close)
 	return 0;
 }
 
+/*
+ * A proxy agent that, called for a receive completion, works on the EP
+ * that completed: it dequeues the completion, posts the next receive
+ * and a send on that EP, and arms itself again. It may, as no provider
+ * lock is held while it runs (cno.c). It does not assert: it may run on
+ * another thread; the test checks what it noted.
+ */
+struct dto_agent {
+	DAT_CNO_HANDLE	cno;
+	struct sdt_node	*node;		/* the receiving side */
+	int		calls;		/* atomic; the rest is written first */
+	DAT_EVD_HANDLE	evd;		/* of the last call */
+	DAT_RETURN	deq, recv, send, rearm;	/* of the last call */
+	uint64_t	cookie;		/* of the receive it dequeued */
+};
+
+static void DAT_API dto_agent_fn(DAT_PVOID data, DAT_EVD_HANDLE evd)
+{
+	struct dto_agent *a = data;
+	DAT_OS_WAIT_PROXY_AGENT self = { a, dto_agent_fn };
+	int n = __atomic_load_n(&a->calls, __ATOMIC_SEQ_CST);
+	DAT_EVENT ev;
+
+	memset(&ev, 0, sizeof(ev));
+	a->evd = evd;
+	a->deq = dat_evd_dequeue(evd, &ev);
+	a->cookie = ev.event_data.dto_completion_event_data.user_cookie.as_64;
+	a->recv = sdt_recv(a->node, 64 * ((size_t)n + 1), 64, 100 + (uint64_t)n);
+	a->send = sdt_send(a->node, 3072, 16, 200 + (uint64_t)n,
+			   DAT_COMPLETION_DEFAULT_FLAG);
+	a->rearm = dat_cno_modify_agent(a->cno, self);
+	__atomic_add_fetch(&a->calls, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Waits up to long_ms() for @a's @n-th call. */
+static void dto_agent_wait(struct dto_agent *a, int n)
+{
+	uint64_t end = test_now_ms() + (uint64_t)long_ms();
+
+	while (__atomic_load_n(&a->calls, __ATOMIC_SEQ_CST) < n) {
+		if (test_now_ms() >= end)
+			TEST_FAIL("the proxy agent was called %d times, not %d "
+				  "(a provider lock held around it?)",
+				  __atomic_load_n(&a->calls, __ATOMIC_SEQ_CST), n);
+		test_sleep_ms(1);
+	}
+}
+
+/*
+ * The CNO rule: a proxy agent called for a real DTO completion runs with
+ * no provider lock held (not the EP's, under which the completion was
+ * posted), so it can post on the same EP and dequeue the EVD; each
+ * trigger calls it once, and the agent it arms again is called at the
+ * next trigger.
+ */
+TEST_IMPL(provider_evd2_cno_agent_dto)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent;
+	DAT_EVD_HANDLE async;
+	struct sdt_node cli, srv;
+	struct dto_agent a;
+	DAT_CNO_HANDLE cno;
+	DAT_IA_HANDLE ia;
+	DAT_EVENT ev;
+	int i;
+
+	ia = open_ia(&async);
+	ASSERT_OK(dat_cno_create(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
+	sdt_node_init(&cli, ia, NULL, 4096);
+	sdt_node_init(&srv, ia, NULL, 4096);
+	ASSERT_OK(dat_evd_modify_cno(srv.recv_evd, cno));
+	sdt_connect(&cli, &srv);
+	ASSERT_OK(sdt_recv(&cli, 1024, 64, 50));	/* for the agent's sends */
+	ASSERT_OK(sdt_recv(&cli, 1088, 64, 51));
+	ASSERT_OK(sdt_recv(&srv, 0, 64, 1));
+
+	memset(&a, 0, sizeof(a));
+	a.cno = cno;
+	a.node = &srv;
+	agent.instance_data = &a;
+	agent.proxy_agent_func = dto_agent_fn;
+	ASSERT_OK(dat_cno_modify_agent(cno, agent));
+	for (i = 0; i < 2; i++) {
+		ASSERT_OK(sdt_send(&cli, 2048, 16, 10 + (uint64_t)i,
+				   DAT_COMPLETION_DEFAULT_FLAG));
+		dto_agent_wait(&a, i + 1);
+		ASSERT_PTR_EQ(a.evd, srv.recv_evd);
+		ASSERT_OK(a.deq);
+		ASSERT_UINT64_EQ(a.cookie, i == 0 ? 1 : 100);
+		ASSERT_OK(a.recv);
+		ASSERT_OK(a.send);
+		ASSERT_OK(a.rearm);
+		ev = dequeue_within(cli.req_evd);
+		ASSERT_UINT64_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64,
+				 10 + (uint64_t)i);
+		ev = dequeue_within(cli.recv_evd);
+		ASSERT_UINT64_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64,
+				 50 + (uint64_t)i);
+		ev = dequeue_within(srv.req_evd);
+		ASSERT_UINT64_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64,
+				 200 + (uint64_t)i);
+	}
+	/* Once per trigger: armed again, but nothing more arrived. */
+	ASSERT_OK(dat_cno_modify_agent(cno, DAT_OS_WAIT_PROXY_AGENT_NULL));
+	ASSERT_EQ(__atomic_load_n(&a.calls, __ATOMIC_SEQ_CST), 2);
+	expect_triggered(cno, srv.recv_evd);
+
+	sdt_disconnect(&cli, &srv);
+	ASSERT_OK(dat_evd_modify_cno(srv.recv_evd, DAT_HANDLE_NULL));
+	sdt_node_fini(&cli);
+	sdt_node_fini(&srv);
+	ASSERT_OK(dat_cno_free(cno));
+	close_ia(ia);
+	return 0;
+}
+
+/* An agent that counts its calls and holds its thread while @hold is set. */
+struct hold_agent {
+	int		calls;		/* atomic */
+	int		hold;		/* atomic */
+	DAT_EVD_HANDLE	evd;		/* atomic; of the last call */
+};
+
+static void DAT_API hold_agent_fn(DAT_PVOID data, DAT_EVD_HANDLE evd)
+{
+	struct hold_agent *a = data;
+
+	__atomic_store_n(&a->evd, evd, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&a->calls, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&a->hold, __ATOMIC_SEQ_CST))
+		test_sleep_ms(1);
+}
+
+static DAT_OS_WAIT_PROXY_AGENT hold_agent_of(struct hold_agent *a, int hold)
+{
+	DAT_OS_WAIT_PROXY_AGENT g = { a, hold_agent_fn };
+
+	memset(a, 0, sizeof(*a));
+	a->hold = hold;
+	return g;
+}
+
+static int hold_calls(struct hold_agent *a)
+{
+	return __atomic_load_n(&a->calls, __ATOMIC_SEQ_CST);
+}
+
+/* Waits up to long_ms() for @a's @n-th call. */
+static void hold_agent_wait(struct hold_agent *a, int n)
+{
+	uint64_t end = test_now_ms() + (uint64_t)long_ms();
+
+	while (hold_calls(a) < n) {
+		if (test_now_ms() >= end)
+			TEST_FAIL("agent %p called %d times, not %d", (void *)a,
+				  hold_calls(a), n);
+		test_sleep_ms(1);
+	}
+}
+
+/*
+ * The CNO rule for triggers that the provider posts (here a watermark
+ * event on the async EVD, posted from the consumer's thread): the engine
+ * calls the agent, once per trigger, none lost. While an agent runs
+ * there, a trigger takes the agent armed since, and one more leaves the
+ * next armed agent for the engine; both are called in turn. An agent
+ * still due when its CNO is freed is called by dat_cno_free, with a
+ * NULL EVD, and the CNO outlives the engine's call.
+ */
+TEST_IMPL(provider_evd2_cno_agent_deferred)
+{
+	struct hold_agent a, b, c, d;
+	DAT_SRQ_ATTR sa = { 8, 1, 0 };
+	DAT_EVD_HANDLE async, async2;
+	DAT_CNO_HANDLE cno, cno2;
+	DAT_SRQ_HANDLE srq, srq2;
+	DAT_PZ_HANDLE pz, pz2;
+	DAT_IA_HANDLE ia, ia2;
+	int i;
+
+	ia = open_ia(&async);
+	ia2 = open_ia(&async2);
+	ASSERT_OK(dat_pz_create(ia, &pz));
+	ASSERT_OK(dat_srq_create(ia, pz, &sa, &srq));
+	ASSERT_OK(dat_pz_create(ia2, &pz2));
+	ASSERT_OK(dat_srq_create(ia2, pz2, &sa, &srq2));
+	ASSERT_OK(dat_cno_create(ia, hold_agent_of(&a, 1), &cno));
+	ASSERT_OK(dat_cno_create(ia2, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno2));
+	ASSERT_OK(dat_evd_modify_cno(async, cno));
+	ASSERT_OK(dat_evd_modify_cno(async2, cno2));
+
+	/* Nothing posted: each dat_srq_set_lw fires at once. */
+	ASSERT_OK(dat_srq_set_lw(srq, 1));
+	hold_agent_wait(&a, 1);		/* the engine is held in it */
+	ASSERT_OK(dat_cno_modify_agent(cno, hold_agent_of(&b, 0)));
+	ASSERT_OK(dat_srq_set_lw(srq, 1));	/* takes b */
+	ASSERT_OK(dat_cno_modify_agent(cno, hold_agent_of(&c, 0)));
+	ASSERT_OK(dat_srq_set_lw(srq, 1));	/* leaves c for the engine */
+
+	/* cno2's agent is due behind a; freeing cno2 calls it. */
+	ASSERT_OK(dat_cno_modify_agent(cno2, hold_agent_of(&d, 0)));
+	ASSERT_OK(dat_srq_set_lw(srq2, 1));
+	ASSERT_EQ(hold_calls(&d), 0);
+	ASSERT_OK(dat_evd_modify_cno(async2, DAT_HANDLE_NULL));
+	ASSERT_OK(dat_cno_free(cno2));
+	ASSERT_EQ(hold_calls(&d), 1);
+	ASSERT_NULL(__atomic_load_n(&d.evd, __ATOMIC_SEQ_CST));
+	ASSERT_EQ(hold_calls(&b), 0);
+
+	__atomic_store_n(&a.hold, 0, __ATOMIC_SEQ_CST);
+	hold_agent_wait(&b, 1);
+	hold_agent_wait(&c, 1);
+	ASSERT_PTR_EQ(__atomic_load_n(&b.evd, __ATOMIC_SEQ_CST), async);
+	ASSERT_PTR_EQ(__atomic_load_n(&c.evd, __ATOMIC_SEQ_CST), async);
+	for (i = 0; i < 3; i++)
+		sdt_expect_watermark(async, srq, DAT_SRQ_LOW_WATERMARK_EVENT);
+	sdt_expect_watermark(async2, srq2, DAT_SRQ_LOW_WATERMARK_EVENT);
+	ASSERT_EQ(hold_calls(&a), 1);
+	ASSERT_EQ(hold_calls(&b), 1);
+	ASSERT_EQ(hold_calls(&c), 1);
+	ASSERT_EQ(hold_calls(&d), 1);
+
+	ASSERT_OK(dat_evd_modify_cno(async, DAT_HANDLE_NULL));
+	ASSERT_OK(dat_cno_free(cno));
+	ASSERT_OK(dat_srq_free(srq));
+	ASSERT_OK(dat_srq_free(srq2));
+	ASSERT_OK(dat_pz_free(pz));
+	ASSERT_OK(dat_pz_free(pz2));
+	close_ia(ia2);
+	close_ia(ia);
+	return 0;
+}
+
 /* dat_cno_modify_agent(3) and dat_cno_query of the agent. */
 TEST_IMPL(provider_evd2_cno_modify_agent)
 {
