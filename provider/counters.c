@@ -37,7 +37,9 @@
  *                            consumer's dat_cr_accept and dat_cr_reject;
  *                            a handoff is neither)
  *   ia.c                     DCNT_IA_ASYNC_ERROR for every asynchronous
- *                            error, delivered or not; also _ASYNC_QP_ERROR
+ *                            error (a watermark event too: it arrives as
+ *                            DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR),
+ *                            delivered or not; also _ASYNC_QP_ERROR
  *                            for one about an EP (EP_BROKEN, TIMED_OUT),
  *                            _ASYNC_CQ_ERROR for an EVD overflow
  *   cm.c                     the RC handshake, below

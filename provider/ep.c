@@ -178,7 +178,7 @@ void sd_ep_close(struct sd_ep *ep, DAT_EVENT_NUMBER ev,
 	 */
 	if (was && ep->srq != NULL && !ep->freed)
 		sd_ia_async_error(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
-				  (DAT_HANDLE)ep);
+				  (DAT_HANDLE)ep, DAT_EP_TRANSFER_TO_ERROR);
 }
 
 void sd_ep_get(struct sd_ep *ep)
@@ -210,21 +210,6 @@ static void ep_free_cmd(struct sd_cmd *cmd)
 
 /* ------------------------------------------------------------------ */
 /* Watermarks (dat_ep_set_watermark)                                   */
-
-void sd_async_notify(struct sd_ia *ia, DAT_HANDLE h, DAT_COUNT reason)
-{
-	DAT_EVENT e;
-
-	memset(&e, 0, sizeof(e));
-	e.event_number = SD_EVENT_WATERMARK;
-	e.event_data.asynch_error_event_data.dat_handle = h;
-	e.event_data.asynch_error_event_data.reason = reason;
-	/* ia->lock keeps the async EVD in place (ia.c changes it under it). */
-	pthread_mutex_lock(&ia->lock);
-	if (ia->async_evd == NULL || sd_evd_post(ia->async_evd, &e) < 0)
-		sd_dbg("IA %s: watermark event about %p dropped", ia->name, h);
-	pthread_mutex_unlock(&ia->lock);
-}
 
 DAT_COUNT sd_ep_recv_count(const struct sd_ep *ep)
 {
@@ -290,7 +275,8 @@ static void ep_wm_cmd(struct sd_cmd *cmd)
 	ep->hard_fire = false;
 	pthread_mutex_unlock(&ep->lock);
 	if (soft)
-		sd_async_notify(ia, (DAT_HANDLE)ep, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+		sd_ia_async_error(ia, SD_EVENT_WATERMARK, (DAT_HANDLE)ep,
+				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	sd_ep_put(ep);
 }
 

@@ -633,16 +633,10 @@ bool sd_ep_check_watermarks(struct sd_ep *ep, DAT_COUNT more);
  * of their own; softdapl posts them under this one, with dat_handle the
  * EP or SRQ and the reason telling which. No other softdapl event uses
  * it, so a consumer that armed a watermark recognizes it by number and
- * reason.
+ * reason. They are posted, and counted, by sd_ia_async_error
+ * (softdapl.h), as every async event, once the poster holds no lock.
  */
 #define SD_EVENT_WATERMARK	DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
-
-/*
- * Posts SD_EVENT_WATERMARK about @h with @reason on @ia's async EVD
- * (dropped when the IA has none, or it is full). Takes ia->lock: no
- * lock may be held.
- */
-void sd_async_notify(struct sd_ia *ia, DAT_HANDLE h, DAT_COUNT reason);
 
 /* ------------------------------------------------------------------ */
 /* DTOs (post.c, tx.c, rx.c)                                           */

@@ -342,7 +342,7 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 			sd_dbg("evd %p overflowed: out of service", (void *)evd);
 			sd_ia_async_error(evd->obj.ia,
 					  DAT_ASYNC_ERROR_EVD_OVERFLOW,
-					  (DAT_HANDLE)evd);
+					  (DAT_HANDLE)evd, DAT_EVD_OVERFLOW_ERROR);
 		}
 		return -ENOSPC;
 	}

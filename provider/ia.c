@@ -19,9 +19,11 @@
  *   async_lock (after ep->lock and srq->lock, before evd->lock) is held
  *   while an async error is posted and while ia->async_evd changes, so
  *   that the EVD an error is posted to cannot be destroyed meanwhile.
- *   ia->async_evd is written under ia->lock and async_lock both. The
- *   async EVD's CNO proxy agent does not run under it: the engine thread
- *   calls it (the CNO rule, cno.c).
+ *   ia->async_evd is written under ia->lock and async_lock both. Every
+ *   event for the async EVD goes through sd_ia_async_error (errors and
+ *   the watermark events alike), which holds async_lock while it posts.
+ *   The async EVD's CNO proxy agent does not run under it: the engine
+ *   thread calls it (the CNO rule, cno.c).
  *
  * The async EVD. DAT 2.0 (dat_ia_open): a consumer passing a handle whose
  * value is DAT_HANDLE_NULL gets an EVD made for the IA, of async_evd_qlen
@@ -81,28 +83,13 @@ DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia)
 /* ------------------------------------------------------------------ */
 /* Asynchronous errors                                                */
 
-/* The DAT_*_ASYNC_ERROR_REASON that goes with an async event. */
-static DAT_COUNT async_reason(DAT_EVENT_NUMBER ev)
-{
-	switch (ev) {
-	case DAT_ASYNC_ERROR_EVD_OVERFLOW:
-		return DAT_EVD_OVERFLOW_ERROR;
-	case DAT_ASYNC_ERROR_IA_CATASTROPHIC:
-		return DAT_IA_CATASTROPHIC_ERROR;
-	case DAT_ASYNC_ERROR_EP_BROKEN:
-		return DAT_EP_TRANSFER_TO_ERROR;
-	case DAT_ASYNC_ERROR_TIMED_OUT:
-		return DAT_EP_OTHER_ERROR;
-	default:
-		return DAT_IA_OTHER_ERROR;
-	}
-}
-
 /*
- * The IB extension's counters (counters.c): every asynchronous error
+ * The IB extension's counters (counters.c): every asynchronous event
  * counts in DCNT_IA_ASYNC_ERROR, whether or not it can be delivered (the
- * error happened either way); those about an EP (a QP, in verbs terms)
- * also in DCNT_IA_ASYNC_QP_ERROR, an EVD overflow (a CQ's) in
+ * error happened either way), the watermark events included: they reach
+ * the consumer as DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
+ * (SD_EVENT_WATERMARK, ep.h). Those about an EP (a QP, in verbs terms)
+ * count also in DCNT_IA_ASYNC_QP_ERROR, an EVD overflow (a CQ's) in
  * DCNT_IA_ASYNC_CQ_ERROR.
  */
 static void async_count(struct sd_ia *ia, DAT_EVENT_NUMBER ev)
@@ -121,7 +108,8 @@ static void async_count(struct sd_ia *ia, DAT_EVENT_NUMBER ev)
 	}
 }
 
-void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h)
+void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
+		       DAT_COUNT reason)
 {
 	DAT_EVENT e;
 	struct sd_evd *evd;
@@ -137,7 +125,7 @@ void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h)
 	e.event_number = ev;
 	e.event_data.asynch_error_event_data.dat_handle =
 		h == (DAT_HANDLE)ia ? sd_ia_handle(ia) : h;
-	e.event_data.asynch_error_event_data.reason = async_reason(ev);
+	e.event_data.asynch_error_event_data.reason = reason;
 
 	in_async = true;
 	pthread_mutex_lock(&async_lock);

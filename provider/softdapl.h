@@ -316,8 +316,11 @@ struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h);
 DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia);
 
 /*
- * Posts an asynchronous error event @ev about object @h on @ia's async EVD
- * (DAT_ASYNC_ERROR_*; @h == @ia is reported as the consumer's IA handle).
+ * Posts an asynchronous event @ev about object @h with @reason on @ia's
+ * async EVD: a DAT_ASYNC_ERROR_* with its DAT_*_ERROR reason, or a
+ * watermark event (SD_EVENT_WATERMARK, ep.h, with the DAT_SRQ_*_EVENT
+ * reason). The one path to the async EVD: it counts the event
+ * (DCNT_IA_ASYNC_*). @h == @ia is reported as the consumer's IA handle.
  * Any thread, with no EVD or CNO lock held (an EP or SRQ lock is fine);
  * takes the async lock, then the EVD's. Dropped, with a debug message,
  * when the IA has no async EVD or that EVD is full; a recursive call (the
@@ -325,7 +328,8 @@ DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia);
  * open meanwhile: callers hold one of its objects that ia_close destroys
  * only after they return.
  */
-void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h);
+void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
+		       DAT_COUNT reason);
 
 /*
  * ia_close's teardown, in this order: sd_ep_destroy_all, then the RMRs,

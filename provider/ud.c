@@ -47,7 +47,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "ep.h"		/* sd_async_notify, SD_EVENT_WATERMARK */
+#include "ep.h"		/* SD_EVENT_WATERMARK */
 #include "entry.h"
 #include "ext.h"
 
@@ -1425,7 +1425,8 @@ out:
 	}
 	pthread_mutex_unlock(&ep->lock);
 	if (soft)
-		sd_async_notify(ia, h, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+		sd_ia_async_error(ia, SD_EVENT_WATERMARK, h,
+				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	return ret;
 }
 
@@ -1848,7 +1849,8 @@ static DAT_RETURN DAT_API ud_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
 	}
 	pthread_mutex_unlock(&ep->lock);
 	if (fired)
-		sd_async_notify(ia, h, DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+		sd_ia_async_error(ia, SD_EVENT_WATERMARK, h,
+				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	return ret;
 }
 

@@ -2,6 +2,7 @@
 
 /* test-provider-counters2.c: the IB counters on the RC paths */
 TEST_ENTRY(provider_counters2_objects)
+TEST_ENTRY(provider_counters2_async_watermark)
 TEST_ENTRY(provider_counters2_connect)
 TEST_ENTRY(provider_counters2_timeout_reject)
 TEST_ENTRY(provider_counters2_errors)

@@ -293,6 +293,37 @@ TEST_IMPL(provider_counters2_objects)
 	return 0;
 }
 
+/*
+ * Every event the IA raises on its async EVD counts in
+ * DCNT_IA_ASYNC_ERROR, whichever object raised it: an SRQ's low
+ * watermark arrives as DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR (ep.h,
+ * SD_EVENT_WATERMARK) and counts as one, in no other counter.
+ */
+TEST_IMPL(provider_counters2_async_watermark)
+{
+	static const struct want w[] = {
+		W(DCNT_IA_ASYNC_ERROR, 1),
+		END
+	};
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = sdt_open_ia(NULL, &async);
+	DAT_SRQ_ATTR sa = { 8, 1, 0 };
+	DAT_SRQ_HANDLE srq;
+	DAT_PZ_HANDLE pz;
+
+	ASSERT_OK(dat_pz_create(ia, &pz));
+	ASSERT_OK(dat_srq_create(ia, pz, &sa, &srq));
+	zero_ia(ia);
+	/* Nothing posted: below the watermark at once. */
+	ASSERT_OK(dat_srq_set_lw(srq, 1));
+	sdt_expect_watermark(async, srq, DAT_SRQ_LOW_WATERMARK_EVENT);
+	check_reset(ia, DCNT_IA_ALL_COUNTERS, w, "low watermark");
+	ASSERT_OK(dat_srq_free(srq));
+	ASSERT_OK(dat_pz_free(pz));
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* A connection                                                        */
 
