@@ -17,8 +17,9 @@
  * at once; otherwise the waiter sleeps until the ring holds @threshold
  * events and a notification event has arrived since it began. Every event
  * counts towards the threshold; only a notification event ends the wait:
- * all events are notification events except DTO completions that the
- * data path posts with notify false (an unsignalled DTO, SEND-2; a
+ * all events are notification events except completions that the data
+ * path posts with notify false (sd_evd_post_dto, sd_evd_post_completion:
+ * an unsignalled DTO, RMR bind, extended or UD request, SEND-2; a
  * receive without a solicited event on an EP whose receive completion
  * flags say DAT_COMPLETION_SOLICITED_WAIT_FLAG, RECV-3, SRQ-3). An EP
  * configured with DAT_COMPLETION_EVD_THRESHOLD_FLAG makes every completion
@@ -399,6 +400,12 @@ struct sd_evd *sd_evd_arg(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag, bool *bad)
 int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev)
 {
 	return evd_push(evd, ev, PUSH_REPORT, true);
+}
+
+int sd_evd_post_completion(struct sd_evd *evd, const DAT_EVENT *ev,
+			   bool notify)
+{
+	return evd_push(evd, ev, PUSH_REPORT, notify);
 }
 
 int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,

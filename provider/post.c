@@ -109,15 +109,12 @@ static bool dto_notifies(const struct sd_ep *ep, const struct sd_wqe *w,
 
 /*
  * Posts an event that sd_evd_post_dto cannot express (an RMR bind, an
- * extended DTO, a receive with invalidate). sd_evd_post has no
- * non-notifying form, so such a completion notifies even when
- * dto_notifies says it need not (an unsignalled bind or extended
- * request): a waiter may wake early, nothing is lost.
+ * extended DTO, a receive with invalidate), a notification event only
+ * when @notify (dto_notifies).
  */
 static void post_event(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
 {
-	(void)notify;
-	sd_evd_post(evd, ev);
+	sd_evd_post_completion(evd, ev, notify);
 }
 
 /*

@@ -882,6 +882,15 @@ int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
 		    DAT_DTOS op, bool notify);
 
 /*
+ * A completion event the caller built (an RMR bind, a DTO of the IB
+ * extension, a UD DTO, a receive with invalidate); as sd_evd_post_dto
+ * for @notify: false queues it without waking a waiter or triggering
+ * the CNO (SEND-2, RECV-3, SRQ-3).
+ */
+int sd_evd_post_completion(struct sd_evd *evd, const DAT_EVENT *ev,
+			   bool notify);
+
+/*
  * Timed waits for evd.c and cno.c. sd_cond_init makes a condition variable
  * on CLOCK_MONOTONIC (0 or an errno). sd_deadline turns a DAT_TIMEOUT in
  * microseconds into an absolute time on that clock. sd_cond_wait_until

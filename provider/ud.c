@@ -139,15 +139,13 @@ static DAT_RETURN DAT_API ud_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *t)
 /* Events                                                              */
 
 /*
- * Posts @ev on @evd. @notify false asks that it wake nobody (an
- * unsignalled completion, a receive without a solicited event on a
- * SOLICITED_WAIT EP); evd.c has no such post for events other than
- * standard DTO completions yet, so those still notify.
+ * Posts @ev on @evd. @notify false: it wakes nobody and triggers no CNO
+ * (an unsignalled completion, SEND-2; a receive without a solicited
+ * event on a SOLICITED_WAIT EP, RECV-3).
  */
 static void ud_evd_post(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
 {
-	(void)notify;
-	sd_evd_post(evd, ev);
+	sd_evd_post_completion(evd, ev, notify);
 }
 
 /*
