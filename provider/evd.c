@@ -81,8 +81,12 @@
  * dat_evd_resize return DAT_INVALID_STATE, dat_evd_post_se DAT_QUEUE_FULL,
  * and every later event is lost too (sd_evd_post returns -ENOSPC). The
  * CNO is not triggered. dat_evd_query and dat_evd_modify_cno still work,
- * and dat_evd_free frees it once nothing uses it. The poster decides what
- * a lost completion does to its EP. dat_evd_post_se on a full ring
+ * and dat_evd_free frees it once nothing uses it. No loss is silent: each
+ * lost event counts in evd->lost and its trace line says dropped=overflow
+ * (the `event` line here; a completion's `dto` line is its poster's,
+ * written with what the post returned). The poster decides what a lost
+ * completion does to its EP: the DTO posters (post.c, ud.c) let the EP
+ * go on, its work request done. dat_evd_post_se on a full ring
  * returns DAT_QUEUE_FULL instead and overflows nothing
  * (dat_evd_post_se(3)).
  *
@@ -311,6 +315,7 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 	if (evd->overflowed) {
 		if (sd_trace_enabled())
 			trace_event(evd, ev, -ENOSPC);
+		evd->lost++;
 		pthread_mutex_unlock(&evd->lock);
 		return -ENOSPC;
 	}
@@ -319,6 +324,7 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 			trace_event(evd, ev, -ENOSPC);
 		report = mode == PUSH_REPORT;
 		if (report) {
+			evd->lost++;
 			/* Out of service for good; the waiter returns. */
 			if (sd_trace_enabled()) {
 				char from[48], to[48];
@@ -460,6 +466,9 @@ static DAT_OS_WAIT_PROXY_AGENT evd_set_cno(struct sd_evd *evd,
 /* Frees what sd_evd_create_internal made; the EVD is unlisted and unused. */
 static void evd_release(struct sd_evd *evd)
 {
+	if (evd->lost > 0)
+		sd_dbg("evd %p freed: %llu events lost to its overflow",
+		       (void *)evd, (unsigned long long)evd->lost);
 	if (evd->efd >= 0)
 		close(evd->efd);
 	pthread_cond_destroy(&evd->cond);

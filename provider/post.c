@@ -112,21 +112,25 @@ static bool dto_notifies(const struct sd_ep *ep, const struct sd_wqe *w,
  * extended DTO, a receive with invalidate), a notification event only
  * when @notify (dto_notifies).
  */
-static void post_event(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
+static int post_event(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
 {
-	sd_evd_post_completion(evd, ev, notify);
+	return sd_evd_post_completion(evd, ev, notify);
 }
 
 /*
  * The `dto` line of a completion (trace.h): every DTO that was posted
  * successfully has exactly one, whether its event is queued to @evd, or
  * suppressed or dropped (evd=none, and dropped=freed for an EP freed
- * first).
+ * first), or lost because @evd overflowed (@r, what the post returned:
+ * -ENOSPC gives dropped=overflow).
  */
 static void trace_dto(struct sd_ep *ep, const struct sd_wqe *w, bool recv,
 		      struct sd_evd *evd, DAT_DTO_COMPLETION_STATUS status,
-		      uint64_t len)
+		      uint64_t len, int r)
 {
+	const char *dropped = ep->freed ? " dropped=freed" :
+			      r == -ENOSPC ? " dropped=overflow" : "";
+
 	static const char *const ops[] = {
 		[SD_WR_SEND] = "SEND",		[SD_WR_RECV] = "RECEIVE",
 		[SD_WR_RDMA_WRITE] = "RDMA_WRITE", [SD_WR_RDMA_READ] = "RDMA_READ",
@@ -145,20 +149,22 @@ static void trace_dto(struct sd_ep *ep, const struct sd_wqe *w, bool recv,
 			 (unsigned long long)w->cookie.as_64,
 			 sd_trace_dto_status_name(status),
 			 (unsigned long long)len, sd_obj_name(&ep->obj).s,
-			 ep->freed ? " dropped=freed" : "");
+			 dropped);
 	else
 		sd_trace("dto", sd_obj_name(&ep->obj).s, op,
 			 "evd=%s cookie=0x%llx status=%s len=%llu%s",
 			 evd != NULL ? sd_obj_name(&evd->obj).s : "none",
 			 (unsigned long long)w->cookie.as_64,
 			 sd_trace_dto_status_name(status),
-			 (unsigned long long)len,
-			 ep->freed ? " dropped=freed" : "");
+			 (unsigned long long)len, dropped);
 }
 
 /*
  * Callers free the slot first (pop, release) and complete a copy: the
  * consumer woken by the event may post again into a queue that was full.
+ * A completion the EVD cannot hold overflows it (softdapl.h, sd_evd_post):
+ * the work request is done all the same and the EP goes on; the loss is
+ * the EVD's to report, and this `dto` line says dropped=overflow.
  */
 void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		     DAT_DTO_COMPLETION_STATUS status, uint64_t len)
@@ -168,15 +174,14 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 	DAT_IB_EXTENSION_EVENT_DATA *ext;
 	DAT_EVENT ev;
 	bool notify;
+	int r = 0;
 
 	/* SEND-2: only errors of suppressed DTOs; nothing for a freed EP. */
 	if (ep->freed || (status == DAT_DTO_SUCCESS &&
 			  (w->flags & DAT_COMPLETION_SUPPRESS_FLAG)))
 		evd = NULL;
-	if (sd_trace_enabled())
-		trace_dto(ep, w, recv, evd, status, len);
 	if (evd == NULL)
-		return;
+		goto out;
 	if (status != DAT_DTO_SUCCESS)
 		len = 0;
 	notify = dto_notifies(ep, w, recv, status);
@@ -189,14 +194,14 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 			(DAT_RMR_HANDLE)w->x.bind.rmr;
 		ev.event_data.rmr_completion_event_data.user_cookie = w->cookie;
 		ev.event_data.rmr_completion_event_data.status = status;
-		post_event(evd, &ev, notify);
-		return;
+		r = post_event(evd, &ev, notify);
+		goto out;
 	}
 	if (!(recv ? w->has_imm : w->op >= SD_WR_WRITE_IMM) &&
 	    !(recv && w->inv && status == DAT_DTO_SUCCESS)) {
-		sd_evd_post_dto(evd, (DAT_EP_HANDLE)ep, w->cookie, status,
-				(DAT_SEG_LENGTH)len, dto_op[w->op], notify);
-		return;
+		r = sd_evd_post_dto(evd, (DAT_EP_HANDLE)ep, w->cookie, status,
+				    (DAT_SEG_LENGTH)len, dto_op[w->op], notify);
+		goto out;
 	}
 	memset(&ev, 0, sizeof(ev));
 	dto = &ev.event_data.dto_completion_event_data;
@@ -209,8 +214,8 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		ev.event_number = DAT_DTO_COMPLETION_EVENT;
 		dto->operation = DAT_DTO_RECEIVE_WITH_INVALIDATE;
 		dto->rmr_context = w->remote.rmr_context;
-		post_event(evd, &ev, notify);
-		return;
+		r = post_event(evd, &ev, notify);
+		goto out;
 	}
 	/* OFED's extended completion (softdapl.h, sd_post_write_imm). */
 	ev.event_number = (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT;
@@ -224,7 +229,14 @@ void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		dto->operation = dto_op[w->op];
 		ext->type = ext_type[w->op];
 	}
-	post_event(evd, &ev, notify);
+	r = post_event(evd, &ev, notify);
+out:
+	/*
+	 * Traced once the post said whether the EVD held the event; this
+	 * EP's next completion needs ep->lock, so its lines stay in order.
+	 */
+	if (sd_trace_enabled())
+		trace_dto(ep, w, recv, evd, status, len, r);
 }
 
 void sd_ep_flush(struct sd_ep *ep)

@@ -815,6 +815,8 @@ struct sd_evd {
 	bool			waitable;	/* lock */
 	bool			overflowed;	/* lock; an event was lost: the EVD is
 						 * out of service for good (evd.c) */
+	uint64_t		lost;		/* lock; events lost to the overflow,
+						 * the first and every later one */
 	DAT_COUNT		threshold;	/* lock; of the current waiter */
 	bool			notified;	/* lock; a notification event came during the wait */
 	bool			unwaited;	/* lock; set_unwaitable released the waiter */
@@ -862,11 +864,22 @@ struct sd_evd *sd_evd_arg(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag, bool *bad);
  * enabled, triggers its CNO. Any thread; takes evd->lock (and cno->lock),
  * so the caller may hold an EP or SRQ lock but no EVD or CNO lock.
  * Allocates nothing. Returns 0, or -ENOSPC when the event is lost: the
- * ring was full, which overflows the EVD (the first time, the EVD goes
- * out of service, its waiter is released with DAT_INVALID_STATE and
- * DAT_ASYNC_ERROR_EVD_OVERFLOW naming it is posted through
- * sd_ia_async_error), or the EVD had overflowed before. What a lost
- * completion means for its EP is the poster's to decide.
+ * ring was full, which overflows the EVD, or the EVD had overflowed before.
+ *
+ * The overflow rule (evd.c, Overflow: the DAT pages leave an overflow to
+ * the provider, dat_ep_create(3), dat_evd_set_unwaitable(3); OFED
+ * 2.1.10's catastrophic_overflow: dat_evd_wait and dat_evd_dequeue return
+ * DAT_INVALID_STATE from then on).
+ * An event the EVD cannot hold is accounted for, never silently dropped:
+ * the first one puts the EVD in its overflow state for good (its waiter
+ * is released with DAT_INVALID_STATE, dat_evd_wait, dat_evd_dequeue and
+ * dat_evd_resize return DAT_INVALID_STATE, dat_evd_post_se
+ * DAT_QUEUE_FULL) and posts DAT_ASYNC_ERROR_EVD_OVERFLOW naming it, once,
+ * through sd_ia_async_error; every lost event, that one and all later
+ * ones, counts in evd->lost and is traced dropped=overflow. A poster of
+ * completions passes -ENOSPC to its `dto` trace line; what a lost
+ * completion means for its EP is the poster's to decide (the DTO
+ * posters: nothing, the EP goes on and the work request is done).
  */
 int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev);
 

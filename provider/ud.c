@@ -143,20 +143,21 @@ static DAT_RETURN DAT_API ud_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *t)
  * (an unsignalled completion, SEND-2; a receive without a solicited
  * event on a SOLICITED_WAIT EP, RECV-3).
  */
-static void ud_evd_post(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
+static int ud_evd_post(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
 {
-	sd_evd_post_completion(evd, ev, notify);
+	return sd_evd_post_completion(evd, ev, notify);
 }
 
 /*
  * Tracing: the `dto` line of a UD completion (trace.h), queued to @evd
- * or not (NULL: suppressed, or dropped=freed); a receive names the
- * datagram's sender (from=).
+ * or not (NULL: suppressed, or dropped=freed; @r -ENOSPC, what the post
+ * returned: lost to @evd's overflow, dropped=overflow); a receive names
+ * the datagram's sender (from=).
  */
 static void ud_trace_dto(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 			 struct sd_evd *evd, DAT_DTO_COMPLETION_STATUS st,
 			 uint64_t len, const struct sockaddr_storage *src,
-			 socklen_t srclen)
+			 socklen_t srclen, int r)
 {
 	char from[160] = "";
 
@@ -173,7 +174,8 @@ static void ud_trace_dto(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 		 (unsigned long long)w->cookie.as_64,
 		 sd_trace_dto_status_name(st),
 		 (unsigned long long)(st == DAT_DTO_SUCCESS ? len : 0), from,
-		 ep->freed ? " dropped=freed" : "");
+		 ep->freed ? " dropped=freed" :
+		 r == -ENOSPC ? " dropped=overflow" : "");
 }
 
 void sd_ud_set_state(struct sd_ud_ep *ep, DAT_EP_STATE to, const char *why)
@@ -203,19 +205,20 @@ static void ud_dto_event(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 	DAT_IB_EXTENSION_EVENT_DATA *x;
 	DAT_EVENT ev;
 	bool notify = true;
+	int r;
 
 	if (evd == NULL || ep->freed) {
 		if (sd_trace_enabled())
-			ud_trace_dto(ep, recv, w, NULL, st, len, src, srclen);
+			ud_trace_dto(ep, recv, w, NULL, st, len, src, srclen, 0);
 		return;
 	}
-	if (sd_trace_enabled())
-		ud_trace_dto(ep, recv, w, st == DAT_DTO_SUCCESS && !recv &&
-			     (w->flags & DAT_COMPLETION_SUPPRESS_FLAG) ? NULL :
-			     evd, st, len, src, srclen);
 	if (st == DAT_DTO_SUCCESS) {
-		if (!recv && (w->flags & DAT_COMPLETION_SUPPRESS_FLAG))
-			return;		/* SEND-2 */
+		if (!recv && (w->flags & DAT_COMPLETION_SUPPRESS_FLAG)) {
+			if (sd_trace_enabled())	/* SEND-2 */
+				ud_trace_dto(ep, recv, w, NULL, st, len, src,
+					     srclen, 0);
+			return;
+		}
 		if (w->flags & DAT_COMPLETION_UNSIGNALLED_FLAG)
 			notify = false;
 		else if (recv && (ep->attr.recv_completion_flags &
@@ -242,7 +245,10 @@ static void ud_dto_event(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 		       srclen < sizeof(x->remote_ah.ia_addr) ? srclen :
 		       sizeof(x->remote_ah.ia_addr));
 	}
-	ud_evd_post(evd, &ev, notify);
+	r = ud_evd_post(evd, &ev, notify);
+	/* After the post, as post.c's: ep->lock keeps this EP's order. */
+	if (sd_trace_enabled())
+		ud_trace_dto(ep, recv, w, evd, st, len, src, srclen, r);
 }
 
 void sd_ud_conn_event(struct sd_ud_ep *ep, DAT_EVENT_NUMBER num,

@@ -1468,3 +1468,71 @@ TEST_IMPL(provider_evd2_overflow_state)
 	close_ia(ia);
 	return 0;
 }
+
+/*
+ * Receive completions overflow a receive EVD of four events (its
+ * evd_qlen, as dat_evd_query reports it): the peer sends to two receives
+ * more than it holds. Every send completes (the receives were placed);
+ * the EVD overflows once, DAT_ASYNC_ERROR_EVD_OVERFLOW names it, and it
+ * answers DAT_INVALID_STATE from then on (evd.c, Overflow). The events
+ * it could not hold are counted, not silently dropped: the `dto` trace
+ * line of each says dropped=overflow.
+ */
+TEST_IMPL(provider_evd2_overflow_receives)
+{
+	DAT_EP_ATTR a = ep_attrs(DAT_COMPLETION_DEFAULT_FLAG,
+				 DAT_COMPLETION_DEFAULT_FLAG);
+	DAT_EVD_HANDLE async, tiny;
+	struct sdt_node cli, srv;
+	DAT_EP_PARAM ep_param;
+	DAT_EVD_PARAM p;
+	DAT_IA_HANDLE ia;
+	DAT_COUNT nmore, n, i;
+	DAT_EVENT ev;
+
+	a.max_recv_dtos = a.max_request_dtos = 16;
+	ia = open_ia(&async);
+	ASSERT_OK(dat_evd_create(ia, 4, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
+				 &tiny));
+	ASSERT_OK(dat_evd_query(tiny, DAT_EVD_FIELD_EVD_QLEN, &p));
+	ASSERT_GE(p.evd_qlen, 4);
+	n = p.evd_qlen + 2;
+	ASSERT_LE(n, a.max_recv_dtos);
+	sdt_node_init(&cli, ia, &a, 4096);
+	sdt_node_init(&srv, ia, &a, 4096);
+	memset(&ep_param, 0, sizeof(ep_param));
+	ep_param.recv_evd_handle = tiny;
+	ASSERT_OK(dat_ep_modify(srv.ep, DAT_EP_FIELD_RECV_EVD_HANDLE,
+				&ep_param));
+	sdt_connect(&cli, &srv);
+	for (i = 0; i < n; i++)
+		ASSERT_OK(sdt_recv(&srv, (size_t)i * 64, 64, 100 + i));
+	for (i = 0; i < n; i++)
+		ASSERT_OK(sdt_send(&cli, (size_t)i * 16, 16, 200 + i,
+				   DAT_COMPLETION_DEFAULT_FLAG));
+	/* A send completes once its receive is placed and completed. */
+	for (i = 0; i < n; i++)
+		sdt_expect_dto(cli.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND,
+			       200 + i);
+
+	/* Reported once, naming the EVD. */
+	ASSERT_OK(dat_evd_wait(async, (DAT_TIMEOUT)long_ms() * 1000, 1, &ev,
+			       &nmore));
+	ASSERT_EQ(ev.event_number, DAT_ASYNC_ERROR_EVD_OVERFLOW);
+	ASSERT_PTR_EQ(ev.event_data.asynch_error_event_data.dat_handle, tiny);
+	ASSERT_EQ(ev.event_data.asynch_error_event_data.reason,
+		  DAT_EVD_OVERFLOW_ERROR);
+	ASSERT_DAT_EQ(dat_evd_dequeue(async, &ev), ERR(DAT_QUEUE_EMPTY, 0));
+
+	/* Out of service. */
+	ASSERT_DAT_EQ(dat_evd_dequeue(tiny, &ev), ERR(DAT_INVALID_STATE, 0));
+	ASSERT_DAT_EQ(dat_evd_wait(tiny, 0, 1, &ev, &nmore),
+		      ERR(DAT_INVALID_STATE, 0));
+
+	sdt_disconnect(&cli, &srv);
+	sdt_node_fini(&cli);
+	sdt_node_fini(&srv);
+	ASSERT_OK(dat_evd_free(tiny));
+	close_ia(ia);
+	return 0;
+}

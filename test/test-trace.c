@@ -770,6 +770,95 @@ TEST_IMPL(trace_evd_states)
 	return 0;
 }
 
+/*
+ * A completion lost to an overflow is not silent (softdapl.h,
+ * sd_evd_post): a receive EVD of four events (its evd_qlen) gets two
+ * receive completions more than it holds. The EVD's state line says
+ * OVERFLOWED, the async event names it, and exactly the completions it
+ * could not hold have dto lines with dropped=overflow.
+ */
+TEST_IMPL(trace_overflow_dropped)
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL, tiny;
+	struct sdt_node cli, srv;
+	DAT_EP_PARAM ep_param;
+	DAT_EVD_PARAM p;
+	DAT_IA_HANDLE ia;
+	DAT_COUNT n, i, kept = 0, lost = 0;
+	DAT_EVENT ev;
+	struct trace tr;
+	char name[32];
+	unsigned k;
+	int j = 0;
+
+	unlink("o.trace");
+	test_setenv("SOFTDAPL_TRACE", "o.trace");
+	ia = sdt_open_ia("lo", &async);
+	test_setenv("SOFTDAPL_TRACE", NULL);
+	ASSERT_OK(dat_evd_create(ia, 4, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
+				 &tiny));
+	ASSERT_OK(dat_evd_query(tiny, DAT_EVD_FIELD_EVD_QLEN, &p));
+	n = p.evd_qlen + 2;
+	sdt_node_init(&cli, ia, NULL, TWO_LEN);
+	sdt_node_init(&srv, ia, NULL, TWO_LEN);
+	ASSERT_LE((size_t)n * 64, (size_t)TWO_LEN);
+	memset(&ep_param, 0, sizeof(ep_param));
+	ep_param.recv_evd_handle = tiny;
+	ASSERT_OK(dat_ep_modify(srv.ep, DAT_EP_FIELD_RECV_EVD_HANDLE,
+				&ep_param));
+	sdt_connect(&cli, &srv);
+	for (i = 0; i < n; i++)
+		ASSERT_OK(sdt_recv(&srv, (size_t)i * 64, 64, 100 + i));
+	for (i = 0; i < n; i++)
+		ASSERT_OK(sdt_send(&cli, (size_t)i * 16, 16, 200 + i,
+				   DAT_COMPLETION_DEFAULT_FLAG));
+	for (i = 0; i < n; i++)
+		sdt_expect_dto(cli.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND,
+			       200 + i);
+	ev = sdt_wait(async, 10000);
+	ASSERT_EQ(ev.event_number, DAT_ASYNC_ERROR_EVD_OVERFLOW);
+	ASSERT_PTR_EQ(ev.event_data.asynch_error_event_data.dat_handle, tiny);
+	sdt_disconnect(&cli, &srv);
+	sdt_node_fini(&cli);
+	sdt_node_fini(&srv);
+	ASSERT_OK(dat_evd_free(tiny));
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+
+	trace_load("o.trace", &tr);
+	k = (unsigned)find(&tr, 0, "event", "DAT_ASYNC_ERROR_EVD_OVERFLOW");
+	ASSERT_GE((int)k, 0);
+	snprintf(name, sizeof(name), "%s", kv(&tr.l[k], "handle"));
+	for (j = 0; (j = find(&tr, j, "state", "ENABLED|WAITABLE")) >= 0; j++)
+		if (strcmp(tr.l[j].obj, name) == 0)
+			break;
+	ASSERT_GE(j, 0);
+	ASSERT_STR_EQ(kv(&tr.l[j], "to"), "ENABLED|WAITABLE|OVERFLOWED");
+	for (k = 0; k < tr.n; k++) {
+		const struct tline *t = &tr.l[k];
+		unsigned long long cookie;
+
+		if (strcmp(t->kind, "dto") != 0 ||
+		    strcmp(t->event, "RECEIVE") != 0 ||
+		    strcmp(kv(t, "evd"), name) != 0 ||
+		    strcmp(kv(t, "status"), "DAT_DTO_SUCCESS") != 0)
+			continue;
+		cookie = strtoull(kv(t, "cookie"), NULL, 16);
+		if (cookie < 100 + (unsigned long long)p.evd_qlen) {
+			ASSERT_NULL(kv(t, "dropped"));
+			kept++;
+		} else {
+			ASSERT_NOT_NULL(kv(t, "dropped"));
+			ASSERT_STR_EQ(kv(t, "dropped"), "overflow");
+			lost++;
+		}
+	}
+	ASSERT_EQ(kept, p.evd_qlen);
+	ASSERT_EQ(lost, n - p.evd_qlen);
+	check_exactly_once(&tr);
+	trace_free(&tr);
+	return 0;
+}
+
 /* What the provider prints on stderr is an error line too. */
 TEST_IMPL(trace_error_line)
 {
