@@ -428,7 +428,7 @@ static int sock_read_msg(struct sd_sock *sock, uint8_t type, struct sd_cm_msg *m
 			uint8_t t = type;
 
 			if (t == 0)
-				t = sock->in[6] == SD_CM_REJECT ? SD_CM_REJECT :
+				t = sock->in[SD_CM_OFF_TYPE] == SD_CM_REJECT ? SD_CM_REJECT :
 								  SD_CM_ACCEPT;
 			sd_cm_unpack(m, sock->in);
 			if (sd_cm_check(m, t) < 0) {

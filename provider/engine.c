@@ -31,9 +31,8 @@
 #include "ep.h"
 
 static struct {
-	pthread_mutex_t	ctl_lock;	/* refs, running, thread */
+	pthread_mutex_t	ctl_lock;	/* refs, thread */
 	unsigned	refs;		/* ctl_lock: IAs open */
-	bool		running;	/* ctl_lock */
 	pthread_t	thread;		/* ctl_lock */
 
 	pthread_mutex_t	qlock;		/* leaf */
@@ -293,7 +292,6 @@ int sd_engine_get(void)
 		uv_loop_close(&eng.loop);
 		goto fail;
 	}
-	eng.running = true;
 	goto out;
 fail:
 	sd_log("cannot start the engine thread: %s", strerror(-r));
@@ -315,7 +313,6 @@ void sd_engine_put(void)
 	pthread_mutex_unlock(&eng.qlock);
 	uv_async_send(&eng.async);
 	pthread_join(eng.thread, NULL);
-	eng.running = false;
 	if (uv_loop_close(&eng.loop) != 0)
 		sd_log("engine loop closed with handles still open");
 	pthread_mutex_unlock(&eng.ctl_lock);

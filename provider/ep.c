@@ -286,7 +286,7 @@ static void ep_wm_cmd(struct sd_cmd *cmd)
 /* Checks a consumer's EP attributes against the limits. */
 static bool attr_ok(const DAT_EP_ATTR *a, bool srq)
 {
-	const DAT_COMPLETION_FLAGS all = 0x3f;
+	const DAT_COMPLETION_FLAGS all = SD_COMPLETION_FLAGS_ALL;
 
 	return a->service_type == DAT_SERVICE_TYPE_RC &&
 	       a->max_message_size <= SD_MAX_MESSAGE_SIZE &&

@@ -59,7 +59,7 @@ struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h)
 	struct sd_obj *obj;
 
 	/* Small values are the registry's indices: map them. */
-	if (h != DAT_HANDLE_NULL && (uintptr_t)h < 4096) {
+	if (h != DAT_HANDLE_NULL && (uintptr_t)h < SD_HANDLE_MIN) {
 		DAT_IA_HANDLE p = DAT_HANDLE_NULL;
 
 		if (dats_get_ia_handle(h, &p) != DAT_SUCCESS)
@@ -665,14 +665,14 @@ static void fill_ia_attr(const struct sd_ia_addr *addr, DAT_IA_ATTR *a)
 	a->max_dto_per_ep = SD_MAX_DTO_PER_EP;
 	a->max_rdma_read_per_ep_in = SD_MAX_RDMA_READ_PER_EP;
 	a->max_rdma_read_per_ep_out = SD_MAX_RDMA_READ_PER_EP;
-	a->max_evds = 65536;
+	a->max_evds = SD_MAX_EVDS;
 	a->max_evd_qlen = SD_MAX_EVD_QLEN;
 	a->max_iov_segments_per_dto = SD_MAX_IOV;
 	a->max_lmrs = SD_MAX_LMRS;
 	/* Registrations may be larger; the field has 32 bits. */
 	a->max_lmr_block_size = UINT32_MAX;
 	a->max_lmr_virtual_address = (DAT_VADDR)UINTPTR_MAX;
-	a->max_pzs = 65536;
+	a->max_pzs = SD_MAX_PZS;
 	a->max_message_size = SD_MAX_MESSAGE_SIZE;
 	a->max_rdma_size = SD_MAX_RDMA_SIZE;
 	a->max_rmrs = SD_MAX_LMRS;

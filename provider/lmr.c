@@ -805,15 +805,6 @@ int sd_mem_resolve_remote(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 	return err;
 }
 
-int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
-			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
-			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
-			  struct sd_sge *sge, struct sd_lmr **out)
-{
-	return sd_mem_resolve_remote(ia, pz, 0, rmr_context, va, len, need,
-				     sge, out);
-}
-
 void sd_lmr_remote_done(struct sd_lmr *lmr)
 {
 	if (lmr == NULL)

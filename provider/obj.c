@@ -19,9 +19,6 @@
 #include "softdapl.h"
 #include "entry.h"
 
-/* Lowest address an object can have: Linux never maps the first page. */
-#define SD_HANDLE_MIN ((uintptr_t)4096)
-
 /* Read once, when the library is loaded; never written afterwards. */
 int sd_debug_level;
 

@@ -42,6 +42,7 @@ enum sd_cm_type {
 };
 
 #define SD_CM_MSG_SIZE	40
+#define SD_CM_OFF_TYPE	6	/* the type byte, read before unpacking */
 
 /*
  * The attributes carried both ways are those the peer needs to police
@@ -129,6 +130,8 @@ static inline int sd_op_has_payload(uint8_t op)
 }
 
 #define SD_HDR_SIZE	32	/* the only (and so the maximum) header size */
+#define SD_HDR_OFF_OP	0	/* the op byte of an encoded header */
+#define SD_HDR_OFF_PAD	2	/* two bytes that must be 0, not unpacked */
 
 /*
  * A frame header. @ack is cumulative: the number of requests
@@ -216,7 +219,7 @@ static inline void sd_cm_pack(const struct sd_cm_msg *m, uint8_t *b)
 	memset(b, 0, SD_CM_MSG_SIZE);
 	sd_put32(b + 0, m->magic);
 	sd_put16(b + 4, m->version);
-	b[6] = m->type;
+	b[SD_CM_OFF_TYPE] = m->type;
 	b[7] = m->reason;
 	sd_put64(b + 8, m->conn_qual);
 	sd_put32(b + 16, m->max_msg);
@@ -230,7 +233,7 @@ static inline void sd_cm_unpack(struct sd_cm_msg *m, const uint8_t *b)
 {
 	m->magic = sd_get32(b + 0);
 	m->version = sd_get16(b + 4);
-	m->type = b[6];
+	m->type = b[SD_CM_OFF_TYPE];
 	m->reason = b[7];
 	m->conn_qual = sd_get64(b + 8);
 	m->max_msg = sd_get32(b + 16);
@@ -254,9 +257,9 @@ static inline int sd_cm_check(const struct sd_cm_msg *m, uint8_t type)
 
 static inline void sd_hdr_pack(const struct sd_hdr *h, uint8_t *b)
 {
-	b[0] = h->op;
+	b[SD_HDR_OFF_OP] = h->op;
 	b[1] = h->flags;
-	b[2] = b[3] = 0;
+	b[SD_HDR_OFF_PAD] = b[SD_HDR_OFF_PAD + 1] = 0;
 	sd_put32(b + 4, h->ack);
 	sd_put32(b + 8, h->len);
 	sd_put32(b + 12, h->rkey);
@@ -267,7 +270,7 @@ static inline void sd_hdr_pack(const struct sd_hdr *h, uint8_t *b)
 
 static inline void sd_hdr_unpack(struct sd_hdr *h, const uint8_t *b)
 {
-	h->op = b[0];
+	h->op = b[SD_HDR_OFF_OP];
 	h->flags = b[1];
 	h->ack = sd_get32(b + 4);
 	h->len = sd_get32(b + 8);

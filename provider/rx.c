@@ -534,7 +534,8 @@ static int rx_header(struct sd_ep *ep)
 	 */
 	ep->rx.trace_due = sd_trace_enabled();
 	if (h->op == 0 || h->op > SD_OP_MAX || h->flags != 0 ||
-	    ep->rx.hdr[2] != 0 || ep->rx.hdr[3] != 0)
+	    ep->rx.hdr[SD_HDR_OFF_PAD] != 0 ||
+	    ep->rx.hdr[SD_HDR_OFF_PAD + 1] != 0)
 		return protocol_error(ep, "bad opcode or flags");
 	if (!sd_op_has_payload(h->op) && h->len != 0 && h->op != SD_OP_READ_REQ)
 		return protocol_error(ep, "length on a frame without payload");

@@ -157,6 +157,13 @@ enum sd_magic {
 struct sd_ia;
 
 /*
+ * The lowest address an object (and so a handle) can have: Linux never
+ * maps the first page. A smaller handle is a bad one, checked before it
+ * is read.
+ */
+#define SD_HANDLE_MIN		((uintptr_t)4096)
+
+/*
  * The head of every object a handle points to. @provider must stay the
  * first member: the registry finds the provider table through it
  * (DAT_HANDLE_TO_PROVIDER).
@@ -378,7 +385,11 @@ static inline uint32_t sd_ctx_index(uint32_t ctx)
  */
 int sd_ctx_init(struct sd_ia *ia);
 
-/* SipHash-2-4 of the 8 little-endian bytes of @m under @k (lmr.c). */
+/*
+ * SipHash-2-4 of the 8 little-endian bytes of @m under @k (lmr.c). Not
+ * exported from the library (libdaplsoft.map); provider_ctx_siphash
+ * checks it against the paper's test vector.
+ */
 uint64_t sd_ctx_siphash(const uint64_t k[2], uint64_t m);
 
 struct sd_pz {
@@ -447,14 +458,8 @@ DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
  * peer's bytes then touch nothing. A zero-length access checks nothing
  * (as on IB): 0, an empty @sge and *lmr = NULL, which sd_lmr_remote_done
  * accepts. Any thread; takes the memory lock; allocates nothing.
- *
- * sd_lmr_resolve_remote is the same with @ep_id 0: no EP-scope RMR.
  */
 int sd_mem_resolve_remote(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
-			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
-			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
-			  struct sd_sge *sge, struct sd_lmr **lmr);
-int sd_lmr_resolve_remote(struct sd_ia *ia, struct sd_pz *pz,
 			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
 			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
 			  struct sd_sge *sge, struct sd_lmr **lmr);
@@ -584,6 +589,14 @@ void sd_pz_destroy(struct sd_pz *pz);
 #define SD_MAX_EPS		65536
 #define SD_MAX_DTO_PER_EP	16384	/* max_recv_dtos, max_request_dtos */
 #define SD_MAX_IOV		32	/* segments per DTO, read, write, SRQ recv */
+
+/* Every completion flag DAT 2.0 defines (dat_ep_create's attributes). */
+#define SD_COMPLETION_FLAGS_ALL						\
+	(DAT_COMPLETION_SUPPRESS_FLAG | DAT_COMPLETION_SOLICITED_WAIT_FLAG | \
+	 DAT_COMPLETION_UNSIGNALLED_FLAG |				\
+	 DAT_COMPLETION_BARRIER_FENCE_FLAG |				\
+	 DAT_COMPLETION_EVD_THRESHOLD_FLAG |				\
+	 DAT_COMPLETION_LMR_INVALIDATE_FENCE_FLAG)
 #define SD_MAX_MESSAGE_SIZE	0x80000000u	/* bytes per send/recv (2 GiB) */
 #define SD_MAX_RDMA_SIZE	0x80000000u	/* bytes per RDMA write/read */
 #define SD_MAX_RDMA_READ_PER_EP	64	/* max_rdma_read_in/out of one EP */
@@ -791,10 +804,12 @@ struct sd_cno;
 #define SD_MAX_EVD_QLEN		(1 << 20)
 
 /*
- * EVDs per IA that ia_query reports as max_evds. Not enforced: EVDs are
- * plain memory, so an IA may in fact create more.
+ * EVDs and PZs per IA that ia_query reports as max_evds and max_pzs.
+ * Reported, not enforced: both are plain memory, so an IA may in fact
+ * create more.
  */
 #define SD_MAX_EVDS		65536
+#define SD_MAX_PZS		65536
 
 /*
  * An event dispatcher: a ring of @qlen events, allocated at creation (and

@@ -297,7 +297,7 @@ static void frame_done(struct sd_ep *ep, struct sd_sock *sock)
 		break;
 	}
 	case SD_TX_CTL:
-		if (f->hdr[0] == SD_OP_DISCONNECT) {
+		if (f->hdr[SD_HDR_OFF_OP] == SD_OP_DISCONNECT) {
 			tx->disc_sent = true;
 			shutdown(sock->fd, SHUT_WR);
 			sock->shut_wr = true;
@@ -307,7 +307,7 @@ static void frame_done(struct sd_ep *ep, struct sd_sock *sock)
 		break;
 	}
 	if (sd_fault_active() && f->kind != SD_TX_RAW)
-		sd_fault_frame(ep, f->hdr[0]);
+		sd_fault_frame(ep, f->hdr[SD_HDR_OFF_OP]);
 	if (tx->traced > 0)
 		tx->traced--;
 	f->kind = SD_TX_NONE;

@@ -837,7 +837,7 @@ static struct sd_evd *evd_arg(struct sd_ia *ia, DAT_EVD_HANDLE h,
  */
 static bool ud_attr(const DAT_EP_ATTR *in, DAT_EP_ATTR *a, bool srq)
 {
-	const DAT_COMPLETION_FLAGS all = 0x3f;
+	const DAT_COMPLETION_FLAGS all = SD_COMPLETION_FLAGS_ALL;
 
 	*a = *in;
 	if (a->max_message_size > SD_UD_MAX_MSG ||
@@ -1254,7 +1254,7 @@ static struct sd_ud_ah *ud_ah_check(const struct sd_ud_ep *ep,
 {
 	struct sd_ud_ah *ah = (struct sd_ud_ah *)(void *)a->ah;
 
-	if ((uintptr_t)ah < 4096 || ah->magic != SD_UD_AH_MAGIC ||
+	if ((uintptr_t)ah < SD_HANDLE_MIN || ah->magic != SD_UD_AH_MAGIC ||
 	    ah->ia != ep->obj.ia || ah->pz != ep->pz)
 		return NULL;
 	return ah;
@@ -1913,7 +1913,7 @@ DAT_RETURN sd_ud_cm_free(DAT_EP_HANDLE h, void *p)
 	/* dat_ib_ud_cm_free(ep, cm): the engine frees it once it is done. */
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if ((uintptr_t)cm < 4096)
+	if ((uintptr_t)cm < SD_HANDLE_MIN)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	pthread_mutex_lock(&ep->lock);
 	if (cm->magic != SD_UD_CM_MAGIC || cm->ep != ep || cm->released)

@@ -529,7 +529,7 @@ static bool grants(struct sd_ia *ia, struct sd_pz *pz, DAT_RMR_CONTEXT ctx,
 	struct sd_sge sge;
 	int err;
 
-	err = sd_lmr_resolve_remote(ia, pz, ctx, va, 1,
+	err = sd_mem_resolve_remote(ia, pz, 0, ctx, va, 1,
 				    DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &sge, &got);
 	sd_lmr_remote_done(got);
 	return err == 0;

@@ -2,7 +2,7 @@
 /*
  * The provider's memory objects, unit-tested: PZs, LMRs and RMRs, the
  * contexts and the checks the data path makes (sd_lmr_resolve_local,
- * sd_lmr_resolve_remote), called directly.
+ * sd_mem_resolve_remote with no EP-scope RMR), called directly.
  *
  * provider/lmr.o, pz.o, rmr.o and obj.o are linked into run-tests
  * (TEST_LINK_OBJS), as the registry's parser is. They need two functions
@@ -412,7 +412,7 @@ TEST_IMPL(provider_mem_resolve_remote)
 	struct sd_lmr *got;
 	struct sd_sge sge;
 
-	ASSERT_OK(sd_lmr_resolve_remote(ia, pz, w->rmr_context, va + 10, 100,
+	ASSERT_OK(sd_mem_resolve_remote(ia, pz, 0, w->rmr_context, va + 10, 100,
 					RW, &sge, &got));
 	ASSERT_PTR_EQ(got, w);
 	ASSERT_PTR_EQ(sge.addr, buf + 10);
@@ -422,43 +422,43 @@ TEST_IMPL(provider_mem_resolve_remote)
 		      ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE));
 	sd_lmr_remote_done(got);
 
-	ASSERT_OK(sd_lmr_resolve_remote(ia, pz, r->rmr_context, va + 8191, 1,
+	ASSERT_OK(sd_mem_resolve_remote(ia, pz, 0, r->rmr_context, va + 8191, 1,
 					RR, &sge, &got));
 	ASSERT_PTR_EQ(sge.addr, buf + 8191);
 	sd_lmr_remote_done(got);
 
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, r->rmr_context, va + 4096, 1,
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, r->rmr_context, va + 4096, 1,
 					RW, &sge, &got), -EACCES);
 	ASSERT_NULL(got);
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, w->rmr_context, va, 1, RR,
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, w->rmr_context, va, 1, RR,
 					&sge, &got), -EACCES);
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz2, w->rmr_context, va, 1, RW,
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz2, 0, w->rmr_context, va, 1, RW,
 					&sge, &got), -EPERM);
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, w->lmr_context, va, 1, RW,
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, w->lmr_context, va, 1, RW,
 					&sge, &got), -ENOENT);
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, 0, va, 1, RW, &sge, &got),
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, 0, va, 1, RW, &sge, &got),
 		  -ENOENT);
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, w->rmr_context, va + 4096, 1,
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, w->rmr_context, va + 4096, 1,
 					RW, &sge, &got), -ERANGE);
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, w->rmr_context, va, 4097, RW,
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, w->rmr_context, va, 4097, RW,
 					&sge, &got), -ERANGE);
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, w->rmr_context, va - 1, 1, RW,
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, w->rmr_context, va - 1, 1, RW,
 					&sge, &got), -ERANGE);
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, w->rmr_context, UINT64_MAX - 5,
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, w->rmr_context, UINT64_MAX - 5,
 					UINT64_MAX, RW, &sge, &got), -ERANGE);
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, w->rmr_context, va + 1,
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, w->rmr_context, va + 1,
 					UINT64_MAX, RW, &sge, &got), -ERANGE);
 	ASSERT_NULL(got);
 	ASSERT_NULL(sge.addr);
 
 	/* Zero length: nothing is checked, nothing is held. */
-	ASSERT_OK(sd_lmr_resolve_remote(ia, pz2, 0xdead, 1, 0, RW, &sge, &got));
+	ASSERT_OK(sd_mem_resolve_remote(ia, pz2, 0, 0xdead, 1, 0, RW, &sge, &got));
 	ASSERT_NULL(got);
 	sd_lmr_remote_done(got);
 
 	old = w->rmr_context;
 	ASSERT_OK(sd_lmr_free(w));
-	ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, old, va, 1, RW, &sge, &got),
+	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, old, va, 1, RW, &sge, &got),
 		  -ENOENT);
 
 	ASSERT_OK(sd_lmr_free(r));
@@ -504,7 +504,7 @@ TEST_IMPL(provider_mem_contexts_unique)
 					      DAT_MEM_PRIV_LOCAL_READ_FLAG, &sge),
 				      ERR(DAT_PRIVILEGES_VIOLATION,
 					  DAT_PRIVILEGES_READ));
-			ASSERT_EQ(sd_lmr_resolve_remote(ia, pz, rc, (uintptr_t)buf,
+			ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, rc, (uintptr_t)buf,
 							1, DAT_MEM_PRIV_REMOTE_READ_FLAG,
 							&sge, &got), -ENOENT);
 		}
@@ -687,7 +687,7 @@ static void *mem_thread_main(void *arg)
 				  lmr->lmr_context, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
 				  &sge));
 		ASSERT_PTR_EQ(sge.addr, t->buf + 5);
-		ASSERT_OK(sd_lmr_resolve_remote(t->ia, t->pz,
+		ASSERT_OK(sd_mem_resolve_remote(t->ia, t->pz, 0,
 						t->shared->rmr_context,
 						(uintptr_t)t->shared->addr, 1,
 						DAT_MEM_PRIV_REMOTE_READ_FLAG,
