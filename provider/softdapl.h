@@ -61,6 +61,36 @@
  * Every struct says which lock guards which field; "engine" means the
  * field is touched only on the engine thread, "const" that it is set at
  * creation and read-only afterwards.
+ *
+ * Layers. A file calls only functions of its own layer and the layers
+ * below; nothing calls a DAT entry point but the provider table and the
+ * extension dispatch. Upcalls happen only by completion delivery, the one
+ * failure path of an EP, or a command or function pointer the upper layer
+ * registered. test/layers/check-layers.sh reads the table below (one file
+ * on one line) and checks it against the objects' symbols (nm) in make
+ * check (layers_*); test/layers/baseline.txt lists the calls that still
+ * break it, and may only shrink.
+ *
+ * LAYERS-BEGIN
+ *   1  obj.c trace.c params.c
+ *   2  engine.c
+ *   3
+ *   4  tx.c rx.c progress.c cm.c fault.c udcm.c
+ *   5s
+ *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
+ *   5d provider.c ext.c trace-api.c
+ * LAYERS-END
+ *
+ *   1  utilities and objects
+ *   2  the engine: loop, commands, hooks registered from above
+ *   3  services objects offer below the API (memory resolution, work
+ *      queues, EVD posting, SRQ buffers)
+ *   4  the connection core: EP state machine, completion and flush, tx,
+ *      rx, progress, sockets, connection management, faults (the only
+ *      cycle allowed)
+ *   5s helpers shared by the entry points
+ *   5e the DAT entry points
+ *   5d the provider table and extension dispatch, which call them
  */
 #ifndef SD_SOFTDAPL_H
 #define SD_SOFTDAPL_H

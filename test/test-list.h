@@ -63,6 +63,10 @@ TEST_ENTRY_TIMEOUT(abi_checker_catches_changes, 180)
 /* test-abi12.c: our DAT 1.2 headers against illumos's, built for Linux */
 TEST_ENTRY_TIMEOUT(abi12_headers_match_illumos, 120)
 
+/* test-layers.c: the provider's calls against its layer table */
+TEST_ENTRY(layers_no_upcalls)
+TEST_ENTRY(layers_checker_catches_upcall)
+
 /* test-install.c: make install, pkg-config, make uninstall, man pages, make deb */
 TEST_ENTRY_TIMEOUT(install_destdir_pkg_config, 120)
 TEST_ENTRY_TIMEOUT(install_keeps_unrelated_files, 120)
