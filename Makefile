@@ -207,7 +207,8 @@ $(O)/test/libslowcopy.so: test/slowcopy.c
 
 # The parser is linked in whole: the tests call it directly, as a fuzzer does.
 TEST_LINK_OBJS	:= $(O)/registry/conf.o
-# The memory objects too (test-provider-mem.c supplies the two IA lookups).
+# The memory objects too (obj.c maps IA handles; the registry knows none of
+# the IAs test-provider-mem.c makes, so they are their pointers).
 TEST_LINK_OBJS	+= $(O)/provider/obj.o $(O)/provider/pz.o $(O)/provider/lmr.o \
 		   $(O)/provider/rmr.o $(O)/provider/trace.o \
 		   $(O)/provider/trace-api.o

@@ -54,32 +54,6 @@ static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
  */
 static __thread bool in_async __attribute__((tls_model("initial-exec")));
 
-struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h)
-{
-	struct sd_obj *obj;
-
-	/* Small values are the registry's indices: map them. */
-	if (h != DAT_HANDLE_NULL && (uintptr_t)h < SD_HANDLE_MIN) {
-		DAT_IA_HANDLE p = DAT_HANDLE_NULL;
-
-		if (dats_get_ia_handle(h, &p) != DAT_SUCCESS)
-			return NULL;
-		h = p;
-	}
-	obj = sd_obj_check(h, SD_MAGIC_IA);
-	return obj != NULL ? sd_container_of(obj, struct sd_ia, obj) : NULL;
-}
-
-DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia)
-{
-	DAT_IA_HANDLE h;
-
-	/* Before the registry has listed it (inside ia_open), the pointer. */
-	if (dats_get_ia_handle(ia, &h) != DAT_SUCCESS)
-		return ia;
-	return h;
-}
-
 /* ------------------------------------------------------------------ */
 /* Asynchronous errors                                                */
 

@@ -2,7 +2,8 @@
 /*
  * What every object has in common: its head (struct sd_obj), the check
  * that turns a consumer's handle into a live object, the three entry
- * points that take a handle of any kind, and the debug output.
+ * points that take a handle of any kind, the debug output, and the IA's
+ * handles (the registry's indices and our pointers).
  *
  * A handle is trusted only as far as this file checks it: not NULL, not
  * below one page (the registry's IA indices live there, and it maps them
@@ -147,4 +148,33 @@ DAT_RETURN DAT_API sd_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	*type = obj->type;
 	return DAT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* IA handles: the registry's indices and the provider's pointers       */
+
+struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h)
+{
+	struct sd_obj *obj;
+
+	/* Small values are the registry's indices: map them. */
+	if (h != DAT_HANDLE_NULL && (uintptr_t)h < SD_HANDLE_MIN) {
+		DAT_IA_HANDLE p = DAT_HANDLE_NULL;
+
+		if (dats_get_ia_handle(h, &p) != DAT_SUCCESS)
+			return NULL;
+		h = p;
+	}
+	obj = sd_obj_check(h, SD_MAGIC_IA);
+	return obj != NULL ? sd_container_of(obj, struct sd_ia, obj) : NULL;
+}
+
+DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia)
+{
+	DAT_IA_HANDLE h;
+
+	/* Before the registry has listed it (inside ia_open), the pointer. */
+	if (dats_get_ia_handle(ia, &h) != DAT_SUCCESS)
+		return ia;
+	return h;
 }

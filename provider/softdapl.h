@@ -20,6 +20,8 @@
  *   engine.c     the event loop thread and how other threads reach it
  *   progress.c   consumer threads moving frames from dat_evd_dequeue and
  *                dat_evd_wait; deferred ACKs and batches; spinning
+ *   obj.c util.c what every object has (handles, IA handles, debug
+ *                output); timed waits
  *
  * Naming: DAT entry points keep their DAT names with an sd_ prefix
  * (sd_ep_post_send); internal functions are sd_<object>_<verb>; helpers are
@@ -72,7 +74,7 @@
  * break it, and may only shrink.
  *
  * LAYERS-BEGIN
- *   1  obj.c trace.c params.c
+ *   1  util.c obj.c trace.c params.c
  *   2  engine.c
  *   3
  *   4  tx.c rx.c progress.c cm.c fault.c udcm.c
@@ -346,7 +348,7 @@ DAT_RETURN sd_provider_open(const char *name, DAT_PROVIDER **table,
 /* Drops what sd_provider_open counted, once the IA is closed. */
 void sd_provider_close(DAT_PROVIDER *table);
 
-/* The IA of a consumer's IA handle or provider IA pointer, or NULL. */
+/* The IA of a consumer's IA handle or provider IA pointer, or NULL (obj.c). */
 struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h);
 
 /* The consumer's handle for @ia (dats_get_ia_handle), for query results. */
@@ -949,7 +951,7 @@ int sd_evd_post_completion(struct sd_evd *evd, const DAT_EVENT *ev,
 			   bool notify);
 
 /*
- * Timed waits for evd.c and cno.c. sd_cond_init makes a condition variable
+ * Timed waits for evd.c and cno.c (util.c). sd_cond_init makes a condition variable
  * on CLOCK_MONOTONIC (0 or an errno). sd_deadline turns a DAT_TIMEOUT in
  * microseconds into an absolute time on that clock. sd_cond_wait_until
  * waits once until @deadline, or without limit when it is NULL; it returns

@@ -24,19 +24,6 @@
 
 #define ERR(type, sub) (DAT_CLASS_ERROR | (type) | (sub))
 
-/* ia.c's mapping, for IAs made by unit_ia (no registry involved). */
-struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h)
-{
-	struct sd_obj *obj = sd_obj_check(h, SD_MAGIC_IA);
-
-	return obj != NULL ? sd_container_of(obj, struct sd_ia, obj) : NULL;
-}
-
-DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia)
-{
-	return ia;
-}
-
 /*
  * post.c's half of dat_rmr_bind, which needs an EP: there is none here,
  * so every EP handle is invalid (binds are tested over connections in

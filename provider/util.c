@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Utilities below every object: timed waits on CLOCK_MONOTONIC, for the
+ * EVD and CNO waits (softdapl.h says what each returns). Any thread; no
+ * lock of their own.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "softdapl.h"
+
+int sd_cond_init(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	int rc;
+
+	rc = pthread_condattr_init(&attr);
+	if (rc != 0)
+		return rc;
+	rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+	return rc;
+}
+
+void sd_deadline(struct timespec *deadline, DAT_TIMEOUT timeout_us)
+{
+	clock_gettime(CLOCK_MONOTONIC, deadline);
+	deadline->tv_sec += timeout_us / 1000000;
+	deadline->tv_nsec += (long)(timeout_us % 1000000) * 1000;
+	if (deadline->tv_nsec >= 1000000000L) {
+		deadline->tv_sec++;
+		deadline->tv_nsec -= 1000000000L;
+	}
+}
+
+int sd_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
+		       const struct timespec *deadline)
+{
+	if (deadline == NULL)
+		return pthread_cond_wait(cond, mutex);
+	return pthread_cond_timedwait(cond, mutex, deadline) == ETIMEDOUT ?
+	       ETIMEDOUT : 0;
+}
