@@ -8,7 +8,8 @@
  * sd_engine_put (ia_close) stops and joins it with the last. Stopping runs
  * every command still queued first (they were submitted before the IA
  * closed: frees of EPs and service points), then closes whatever socket is
- * left, then lets the loop run until every handle's close callback ran.
+ * left (hooks->shutdown), then lets the loop run until every handle's
+ * close callback ran.
  *
  * Commands. A consumer thread never calls libuv: it queues a struct
  * sd_cmd embedded in the object concerned and wakes the loop with
@@ -16,10 +17,16 @@
  * queued commands in submission order, with no provider lock held.
  * Submitting allocates nothing and cannot fail.
  *
+ * Layer 2: the engine names nothing above it. What it runs of the
+ * connection core (the tick, closing the sockets at stop) comes as
+ * struct sd_engine_hooks from sd_engine_get; commands carry their own
+ * function. The spin budget of every waiting thread lives here too.
+ *
  * Locks: ctl_lock serializes start and stop (held across the join, so it
  * is never taken on the engine thread); qlock guards the command queue
  * and is a leaf.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +41,8 @@ static struct {
 	pthread_mutex_t	ctl_lock;	/* refs, thread */
 	unsigned	refs;		/* ctl_lock: IAs open */
 	pthread_t	thread;		/* ctl_lock */
+	/* Set by the first sd_engine_get, before the thread starts. */
+	const struct sd_engine_hooks *hooks;
 
 	pthread_mutex_t	qlock;		/* leaf */
 	struct sd_list	cmds;		/* qlock: queued commands */
@@ -41,7 +50,7 @@ static struct {
 
 	uv_loop_t	loop;		/* engine (set up under ctl_lock) */
 	uv_async_t	async;		/* engine; uv_async_send from anywhere */
-	uv_timer_t	tick;		/* engine: sd_progress_tick */
+	uv_timer_t	tick;		/* engine: hooks->tick */
 	bool		tick_wanted;	/* atomic: the tick runs or is asked for */
 	struct sd_cmd	tick_cmd;	/* starts the tick */
 	unsigned long	work;		/* engine: sd_engine_worked calls */
@@ -89,14 +98,14 @@ void sd_engine_submit(struct sd_cmd *cmd)
 
 static void tick_cb(uv_timer_t *t)
 {
-	if (sd_progress_tick())
+	if (eng.hooks->tick())
 		return;
 	/*
 	 * Nothing left: stop, unless work came after the tick looked (its
 	 * sender saw tick_wanted still set and did not ask again).
 	 */
 	__atomic_store_n(&eng.tick_wanted, false, __ATOMIC_SEQ_CST);
-	if (sd_progress_tick())
+	if (eng.hooks->tick())
 		__atomic_store_n(&eng.tick_wanted, true, __ATOMIC_SEQ_CST);
 	else
 		uv_timer_stop(t);
@@ -145,8 +154,8 @@ static void async_cb(uv_async_t *a)
 		cmd->fn(cmd);
 	}
 	if (stop) {
-		sd_cm_shutdown_all();
-		while (sd_progress_tick())
+		eng.hooks->shutdown();
+		while (eng.hooks->tick())
 			;	/* drops what it holds */
 		uv_close((uv_handle_t *)&eng.tick, NULL);
 		uv_close((uv_handle_t *)a, NULL);
@@ -234,6 +243,59 @@ static void engine_priority(void)
 		sd_dbg("engine: cannot set nice %ld: %s", nice, strerror(errno));
 }
 
+/* ---- spinning ------------------------------------------------------ */
+
+unsigned long sd_polls;
+
+
+static struct {
+	pthread_once_t	once;
+	uint64_t	ns;		/* const after once: spin time */
+	long		max;		/* const after once: spinners allowed */
+	long		now;		/* atomic: spinning threads */
+} spin = { .once = PTHREAD_ONCE_INIT };
+
+static void spin_init(void)
+{
+	const char *s = getenv("SOFTDAPL_SPIN_US");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long us = 50;
+
+	if (s != NULL && *s != '\0') {
+		char *end;
+
+		errno = 0;
+		us = strtoul(s, &end, 10);
+		if (errno != 0 || *end != '\0' || us > 1000000) {
+			sd_log("SOFTDAPL_SPIN_US=%s: not a number of microseconds "
+			       "up to 1000000; using 50", s);
+			us = 50;
+		}
+	}
+	spin.ns = (uint64_t)us * 1000;
+	/* Never more spinners than CPUs, one left for everything else. */
+	spin.max = cpus > 1 ? cpus - 1 : 0;
+}
+
+uint64_t sd_spin_get(void)
+{
+	pthread_once(&spin.once, spin_init);
+	if (spin.ns == 0)
+		return 0;
+	if (__atomic_add_fetch(&spin.now, 1, __ATOMIC_RELAXED) > spin.max) {
+		__atomic_sub_fetch(&spin.now, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return spin.ns;
+}
+
+void sd_spin_put(void)
+{
+	__atomic_sub_fetch(&spin.now, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- the thread ---------------------------------------------------- */
+
 static void *engine_main(void *arg)
 {
 	(void)arg;
@@ -265,13 +327,17 @@ static void *engine_main(void *arg)
 	return NULL;
 }
 
-int sd_engine_get(void)
+int sd_engine_get(const struct sd_engine_hooks *hooks)
 {
 	int r = 0;
 
+	assert(hooks != NULL && hooks->tick != NULL && hooks->shutdown != NULL);
 	pthread_mutex_lock(&eng.ctl_lock);
-	if (eng.refs++ > 0)
+	if (eng.refs++ > 0) {
+		assert(hooks == eng.hooks);
 		goto out;
+	}
+	eng.hooks = hooks;
 	r = uv_loop_init(&eng.loop);
 	if (r < 0)
 		goto fail;

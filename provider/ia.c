@@ -41,8 +41,15 @@
 #include <sys/resource.h>
 
 #include "softdapl.h"
+#include "ep.h"		/* the engine's hooks: progress and sockets */
 #include "entry.h"
 #include "ext.h"
+
+/* What the engine runs of the connection core (engine.c calls no one). */
+static const struct sd_engine_hooks engine_hooks = {
+	.tick = sd_progress_tick,
+	.shutdown = sd_cm_shutdown_all,
+};
 
 static pthread_mutex_t ias_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sd_list ias = { &ias, &ias };		/* ias_lock */
@@ -354,7 +361,7 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	}
 	sd_ia_named_init(&ia->named, &ia->addr);
 
-	rc = sd_engine_get();
+	rc = sd_engine_get(&engine_hooks);
 	if (rc != 0) {
 		sd_log("IA %s: cannot start the engine thread: %s; dat_ia_open "
 		       "returns DAT_INSUFFICIENT_RESOURCES", ia->name,

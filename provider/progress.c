@@ -260,56 +260,6 @@ bool sd_progress_tick(void)
 	return more || !sd_list_empty(&tick.parked);
 }
 
-/* ---- spinning ---------------------------------------------------- */
-
-unsigned long sd_polls;
-
 #if defined(__SANITIZE_THREAD__)
 pthread_mutex_t sd_wire_order = PTHREAD_MUTEX_INITIALIZER;
 #endif
-
-static struct {
-	pthread_once_t	once;
-	uint64_t	ns;		/* const after once: spin time */
-	long		max;		/* const after once: spinners allowed */
-	long		now;		/* atomic: spinning threads */
-} spin = { .once = PTHREAD_ONCE_INIT };
-
-static void spin_init(void)
-{
-	const char *s = getenv("SOFTDAPL_SPIN_US");
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long us = 50;
-
-	if (s != NULL && *s != '\0') {
-		char *end;
-
-		errno = 0;
-		us = strtoul(s, &end, 10);
-		if (errno != 0 || *end != '\0' || us > 1000000) {
-			sd_log("SOFTDAPL_SPIN_US=%s: not a number of microseconds "
-			       "up to 1000000; using 50", s);
-			us = 50;
-		}
-	}
-	spin.ns = (uint64_t)us * 1000;
-	/* Never more spinners than CPUs, one left for everything else. */
-	spin.max = cpus > 1 ? cpus - 1 : 0;
-}
-
-uint64_t sd_spin_get(void)
-{
-	pthread_once(&spin.once, spin_init);
-	if (spin.ns == 0)
-		return 0;
-	if (__atomic_add_fetch(&spin.now, 1, __ATOMIC_RELAXED) > spin.max) {
-		__atomic_sub_fetch(&spin.now, 1, __ATOMIC_RELAXED);
-		return 0;
-	}
-	return spin.ns;
-}
-
-void sd_spin_put(void)
-{
-	__atomic_sub_fetch(&spin.now, 1, __ATOMIC_RELAXED);
-}

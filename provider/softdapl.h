@@ -1054,9 +1054,51 @@ void sd_cno_destroy(struct sd_cno *cno);
 
 struct uv_loop_s;
 
-/* Start (first IA) and stop (last IA) the engine thread. 0 or -errno. */
-int sd_engine_get(void);
+/*
+ * What the engine calls of the layers above it, which register it: it
+ * names none of them. Both run on the engine thread with no provider lock
+ * held. @tick: the tick (every SD_TICK_MS while wanted); returns whether
+ * it has work left. @shutdown: the last IA is closing; close every
+ * socket before the loop ends (the tick then runs until it has none).
+ */
+struct sd_engine_hooks {
+	bool	(*tick)(void);
+	void	(*shutdown)(void);
+};
+
+/*
+ * Start (first IA) and stop (last IA) the engine thread. 0 or -errno.
+ * Every caller passes the same @hooks (the first one's are kept).
+ */
+int sd_engine_get(const struct sd_engine_hooks *hooks);
 void sd_engine_put(void);
+
+/*
+ * Spinning. A waiter may poll its EPs for a while before it sleeps (a
+ * thread wake-up costs tens of microseconds), and so may the engine, but
+ * only while spinners in this process stay fewer than the CPUs less one:
+ * sd_spin_get says whether this thread may, and for how long (ns, 0:
+ * not), sd_spin_put gives its turn back. SOFTDAPL_SPIN_US sets the time
+ * (default 50; 0 never spins). Any thread.
+ */
+uint64_t sd_spin_get(void);
+void sd_spin_put(void);
+
+/*
+ * Polls of consumers (each dat_evd_dequeue, each round of a waiter's
+ * spin): a count that changes while a consumer is at work, when the
+ * engine had better not spin for frames itself. Any thread, relaxed.
+ */
+extern unsigned long sd_polls;
+static inline void sd_polled(void)
+{
+	__atomic_add_fetch(&sd_polls, 1, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long sd_polls_seen(void)
+{
+	return __atomic_load_n(&sd_polls, __ATOMIC_RELAXED);
+}
 
 /*
  * Queues @cmd for the engine thread. A command already queued is not
@@ -1068,7 +1110,7 @@ void sd_engine_submit(struct sd_cmd *cmd);
 struct uv_loop_s *sd_engine_loop(void);
 
 /*
- * Asks for the engine's tick (sd_progress_tick every SD_TICK_MS) to run
+ * Asks for the engine's tick (hooks->tick every SD_TICK_MS) to run
  * until it says it has nothing left. Any thread; a system call only when
  * the tick was off.
  */
