@@ -209,8 +209,11 @@ bad:
 	return 0;
 }
 
-/* Before dat_provider_init, and before any thread of ours exists. */
-__attribute__((constructor)) static void sd_fault_init(void)
+/*
+ * Before dat_provider_init, and before any thread of ours exists; before
+ * the trace opens too, so that its banner goes to stderr only.
+ */
+__attribute__((constructor(SD_TRACE_CTOR - 1))) static void sd_fault_init(void)
 {
 	const char *s = getenv("SOFTDAPL_FAULT");
 	char why[160];

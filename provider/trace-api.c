@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The `api` lines of the calls that go through the provider table
- * (provider/TRACE.md): with tracing on, trace.c's constructor points the
- * slots of sd_provider (sd_trace_wrap_rc), and ud.c those of the UD table
+ * (provider/TRACE.md): with tracing on, this file's constructor (after
+ * trace.c's, which opens the trace) points the slots of sd_provider
+ * (trace_wrap_rc), and ud.c those of the UD table
  * (sd_trace_wrap_ud), at the wrappers below, each of which calls the real
  * entry point and then writes its line. With tracing off nothing here
  * runs and the tables are left as they are. The request posts write
@@ -625,11 +626,11 @@ static DAT_RETURN DAT_API tr_ud_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT plen,
  */
 extern DAT_PROVIDER sd_provider __attribute__((weak));
 
-void sd_trace_wrap_rc(void)
+__attribute__((constructor(SD_TRACE_CTOR + 1))) static void trace_wrap_rc(void)
 {
 	DAT_PROVIDER *p = &sd_provider;
 
-	if (p == NULL)
+	if (p == NULL || !sd_trace_enabled())
 		return;
 
 	WRAP(&rc, p, ia_open, ia_open);

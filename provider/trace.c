@@ -5,10 +5,10 @@
  * lines of the calls that go through the provider table are trace-api.c.
  *
  * SOFTDAPL_TRACE is read once, by the constructor below, before any
- * consumer can call the provider: it opens the file and, when tracing,
- * points the slots of the provider table (sd_provider, and the UD table
- * once ud.c builds it) at wrappers that call the real entry point and
- * then write its `api` line. With tracing off the table is left alone, so
+ * consumer can call the provider: it opens the file. When tracing,
+ * trace-api.c's constructor, which runs next, points the slots of the
+ * provider table (sd_provider, and the UD table once ud.c builds it) at
+ * wrappers that call the real entry point and then write its `api` line. With tracing off the table is left alone, so
  * the calls cost nothing more. The request posts are the exception: they
  * write their line themselves (post.c), before the frame they make goes
  * out, so that a trace reads post, then frame, then completion.
@@ -58,7 +58,8 @@ static int expand_path(const char *s, char *out, size_t n)
 	return 0;
 }
 
-__attribute__((constructor)) static void sd_trace_init(void)
+/* Before trace-api.c's constructor, which wraps the table if tracing. */
+__attribute__((constructor(SD_TRACE_CTOR))) static void sd_trace_init(void)
 {
 	const char *s = getenv("SOFTDAPL_TRACE");
 	char path[4096], msg[4096 + 256];
@@ -86,7 +87,6 @@ __attribute__((constructor)) static void sd_trace_init(void)
 	}
 	trace_fd = fd;
 	sd_trace_on = 1;
-	sd_trace_wrap_rc();
 }
 
 /*
