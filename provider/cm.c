@@ -327,7 +327,7 @@ static void sock_closed_cb(uv_handle_t *h)
 	ep = sock->ep;
 	free(sock);
 	if (ep != NULL)
-		sd_ep_put(ep);
+		sd_qp_put(ep);
 }
 
 /* Engine: closes @sock; it is freed once libuv let go of it. */
@@ -554,7 +554,7 @@ static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
 	if (err != 0) {
 		sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
 		cm_cnt(ep->obj.ia, cm_err_cnt(-err));
-		sd_ep_close(ep, connect_error_event(err), NULL, "connect failed");
+		sd_qp_close(ep, connect_error_event(err), NULL, "connect failed");
 		return;
 	}
 	if (getsockname(sock->fd, (struct sockaddr *)&ss, &sl) == 0)
@@ -570,7 +570,7 @@ static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
 	err = sock_flush(sock);
 	if (err < 0 && err != -EAGAIN) {
 		cm_cnt(ep->obj.ia, cm_err_cnt(err));
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
 			    "cannot send HELLO");
 		return;
 	}
@@ -605,7 +605,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 		/* The consumer's reject is IB's REJ "consumer defined". */
 		cm_cnt(ep->obj.ia, m.reason == SD_REJ_CONSUMER ?
 		       DCNT_IA_CM_USER_REJ_RX : DCNT_IA_CM_ERR_REJ_RX);
-		sd_ep_close(ep, m.reason == SD_REJ_CONSUMER ?
+		sd_qp_close(ep, m.reason == SD_REJ_CONSUMER ?
 			    DAT_CONNECTION_EVENT_PEER_REJECTED :
 			    DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
 			    "peer rejected");
@@ -623,17 +623,17 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	sd_wire_reset(ep);
 	sock->phase = SD_SK_DATA;
 	sock_data_start(sock);
-	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
+	sd_qp_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_ACTIVE_EST);
-	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, true);
-	sd_ep_check_watermarks(ep, 0);	/* the hard one holds from now on */
+	sd_qp_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, true);
+	sd_qp_check_watermarks(ep, 0);	/* the hard one holds from now on */
 	sd_tx_progress(ep);	/* the RTU, then whatever is queued */
 	sd_sock_update(ep);
 	return;
 refused:
 	sd_dbg("ep %p: no valid answer to HELLO (%d)", (void *)ep, r);
 	cm_cnt(ep->obj.ia, cm_err_cnt(r));
-	sd_ep_close(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
+	sd_qp_close(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL,
 		    "no answer");
 }
 
@@ -672,10 +672,10 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events,
 	sd_wire_reset(ep);
 	sock->phase = SD_SK_DATA;
 	sock_data_start(sock);
-	sd_ep_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
+	sd_qp_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_PASSIVE_EST);
-	sd_ep_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, false);
-	sd_ep_check_watermarks(ep, 0);	/* the hard one holds from now on */
+	sd_qp_conn_event(ep, DAT_CONNECTION_EVENT_ESTABLISHED, false);
+	sd_qp_check_watermarks(ep, 0);	/* the hard one holds from now on */
 	if (frames)
 		sd_rx_progress(ep);	/* frames may follow the RTU */
 	if (ep->sock == sock) {
@@ -685,7 +685,7 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events,
 	return;
 failed:
 	cm_cnt(ep->obj.ia, cm_err_cnt(r));
-	sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, NULL,
+	sd_qp_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, NULL,
 		    "no RTU");
 }
 
@@ -960,7 +960,7 @@ static void connect_timeout(uv_timer_t *t)
 	    ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		ep->timed_out = true;
 		cm_cnt(ep->obj.ia, DCNT_IA_CM_ERR_TIMEOUT);
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL,
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_TIMED_OUT, NULL,
 			    "connect timeout");
 	}
 	pthread_mutex_unlock(&ep->lock);
@@ -984,10 +984,10 @@ static void data_error_rnr(struct sd_ep *ep, struct sd_sock *sock)
 	sd_dbg("ep %p: socket error while waiting for a receive: %s",
 	       (void *)ep, strerror(err));
 	if (err == ECONNRESET || err == EPIPE)
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
 			    "peer closed while waiting for a receive");
 	else
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL,
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL,
 			    "connection lost while waiting for a receive");
 }
 
@@ -1161,7 +1161,7 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 		pthread_mutex_unlock(&ep->lock);
 		if (fd >= 0)
 			close(fd);
-		sd_ep_put(ep);
+		sd_qp_put(ep);
 		return;
 	}
 	ep->cm_op = SD_CMOP_NONE;
@@ -1233,9 +1233,9 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 fail:
 	sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
 	cm_cnt(ia, cm_err_cnt(-err));
-	sd_ep_close(ep, connect_error_event(err), NULL, "connect failed");
+	sd_qp_close(ep, connect_error_event(err), NULL, "connect failed");
 	pthread_mutex_unlock(&ep->lock);
-	sd_ep_put(ep);
+	sd_qp_put(ep);
 }
 
 /* Engine: the accepting EP waited too long for the RTU. */
@@ -1250,7 +1250,7 @@ static void rtu_timeout(uv_timer_t *t)
 		hs_step(ep, sock, UV_READABLE, true);
 	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED) {
 		cm_cnt(ep->obj.ia, DCNT_IA_CM_ERR_TIMEOUT);
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
 			    NULL, "no RTU in time");
 	}
 	pthread_mutex_unlock(&ep->lock);
@@ -1314,7 +1314,7 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	if (ep->state != DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
 	    sock == NULL || ep->sock != NULL) {
 		if (ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)
-			sd_ep_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			sd_qp_close(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
 				    NULL, "the requester left");
 		pthread_mutex_unlock(&ep->lock);
 		if (sock != NULL)
@@ -1341,9 +1341,9 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	pthread_mutex_unlock(&ep->lock);
 out:
 	if (cr->accept_ep != NULL)
-		sd_ep_put(cr->accept_ep);
+		sd_qp_put(cr->accept_ep);
 	if (cr->ep != NULL)
-		sd_ep_put(cr->ep);
+		sd_qp_put(cr->ep);
 	free(cr);
 }
 
@@ -1390,7 +1390,7 @@ void sd_cm_listen_close_cmd(struct sd_cmd *cmd)
 	else if (sp->fd >= 0)
 		close(sp->fd);
 	if (sp->ep != NULL)
-		sd_ep_put(sp->ep);
+		sd_qp_put(sp->ep);
 	pthread_mutex_destroy(&sp->lock);
 	free(sp);
 }

@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "api.h"
 #include "ep.h"
 #include "entry.h"
 
@@ -95,10 +96,10 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE) {
-		ret = sd_ep_bad_state(ep);
+		ret = sd_api_state_err(ep->state);
 	} else if (ep->state != (cr->ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING :
 					  DAT_EP_STATE_UNCONNECTED)) {
-		ret = sd_ep_bad_state(ep);
+		ret = sd_api_state_err(ep->state);
 	} else if (ep->pz == NULL || ep->conn_evd == NULL) {
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
 	} else {
@@ -107,7 +108,7 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 			memcpy(ep->pdata, pdata, (size_t)size);
 		ep->peer_pdata_len = 0;
 		ep->cr = NULL;
-		sd_ep_set_state(ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
+		sd_qp_set_state(ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
 				"cr_accept");
 	}
 	pthread_mutex_unlock(&ep->lock);
@@ -115,7 +116,7 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 		cr_untake(cr);
 		return ret;
 	}
-	sd_ep_get(ep);
+	sd_qp_get(ep);
 	cr->accept_ep = ep;
 	/* Before the submit: from there on the engine may free @cr. */
 	sd_cnt_inc(cr->obj.ia->cnt, DCNT_IA_SP_CR_ACCEPTED);
@@ -142,11 +143,11 @@ static void cr_drop_ep(struct sd_cr *cr, const char *why)
 	if (!cr->provider &&
 	    ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING) {
 		ep->rsp = NULL;
-		sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, why);
+		sd_qp_set_state(ep, DAT_EP_STATE_UNCONNECTED, why);
 	}
 	pthread_mutex_unlock(&ep->lock);
 	if (cr->provider)
-		sd_ep_destroy(ep);
+		sd_qp_destroy(ep);
 }
 
 DAT_RETURN DAT_API sd_cr_reject(DAT_CR_HANDLE h, DAT_COUNT size,

@@ -1,28 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Endpoints: creation, parameters, the state machine, connect (and
+ * The EP entry points: creation, parameters, connect (and
  * dup_connect, common_connect), disconnect, reset, free, the receive
  * query and the watermarks (DAT 2.0, 6.5).
  *
- * The states (DAT_EP_STATE_*) and who moves an EP between them:
- *
- *   UNCONNECTED --connect--> ACTIVE_CONNECTION_PENDING --ACCEPT--> CONNECTED
- *   UNCONNECTED --cr_accept--> PASSIVE_CONNECTION_PENDING --RTU--> CONNECTED
- *   UNCONNECTED --rsp_create--> RESERVED --request--> TENTATIVE_CONNECTION_PENDING
- *   (PSP provider flag: UNCONFIGURED_TENTATIVE <--ep_modify--> TENTATIVE)
- *   TENTATIVE --cr_accept--> PASSIVE_CONNECTION_PENDING
- *   TENTATIVE --cr_reject, cr_handoff--> UNCONNECTED (RSP) or freed (provider's)
- *   CONNECTED --graceful disconnect--> DISCONNECT_PENDING --peer--> DISCONNECTED
- *   any connected or pending state --error, reject, timeout, abrupt--> DISCONNECTED
- *   DISCONNECTED --ep_reset--> UNCONNECTED
- *
- * COMPLETION_PENDING is never entered: the active side is CONNECTED as
- * soon as it reads the ACCEPT and sends the RTU at once (cm.c); nor are
- * the multipath states (no multipath: DAT_CONNECT_MULTIPATH_REQUIRED_FLAG
- * is DAT_MODEL_NOT_SUPPORTED).
- *
  * Which call is valid where (each refusal is DAT_INVALID_STATE with the
- * subtype of the state, sd_ep_bad_state):
+ * subtype of the state, sd_api_state_err):
  *
  *   connect, dup_connect, common_connect   UNCONNECTED
  *   disconnect     CONNECTED, DISCONNECT_PENDING (graceful: no effect),
@@ -36,10 +19,9 @@
  *   query, get_status, recv_query, set_watermark, post_recv: all
  *   the request posts (post.c): CONNECTED and DISCONNECTED (SEND-4)
  *
- * sd_ep_set_state is the only place that writes ep->state (but at
- * creation); it logs each transition ("ep2 CONNECTED => DISCONNECTED
- * (peer closed)"), traces it (a `state` line, provider/TRACE.md) and
- * flushes every outstanding DTO when the EP becomes DISCONNECTED.
+ * The state machine itself, creation, release and the flush live below
+ * in the connection core (qp.c); these entry points check arguments and
+ * states and call down.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -48,237 +30,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "ep.h"
 #include "entry.h"
-
-/*
- * Attributes of an EP created with ep_attributes NULL: OFED's defaults
- * (dapl_ep_util.c: 16 DTOs per queue, 4 segments, 4 reads each way), so
- * that a consumer written for OFED sizes its posts the same here, and an
- * EP costs little memory (a few KiB of queues) until the consumer asks
- * for deep ones.
- */
-static const DAT_EP_ATTR default_attr = {
-	.service_type = DAT_SERVICE_TYPE_RC,
-	.max_message_size = SD_MAX_MESSAGE_SIZE,
-	.max_rdma_size = SD_MAX_RDMA_SIZE,
-	.qos = DAT_QOS_BEST_EFFORT,
-	.recv_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG,
-	.request_completion_flags = DAT_COMPLETION_EVD_THRESHOLD_FLAG,
-	.max_recv_dtos = 16,
-	.max_request_dtos = 16,
-	.max_recv_iov = 4,
-	.max_request_iov = 4,
-	.max_rdma_read_in = 4,
-	.max_rdma_read_out = 4,
-	.srq_soft_hw = DAT_HW_DEFAULT,
-	.max_rdma_read_iov = 4,
-	.max_rdma_write_iov = 4,
-};
-
-static const char *const state_names[] = {
-	[DAT_EP_STATE_UNCONNECTED] = "UNCONNECTED",
-	[DAT_EP_STATE_UNCONFIGURED_UNCONNECTED] = "UNCONFIGURED_UNCONNECTED",
-	[DAT_EP_STATE_RESERVED] = "RESERVED",
-	[DAT_EP_STATE_UNCONFIGURED_RESERVED] = "UNCONFIGURED_RESERVED",
-	[DAT_EP_STATE_PASSIVE_CONNECTION_PENDING] = "PASSIVE_CONNECTION_PENDING",
-	[DAT_EP_STATE_UNCONFIGURED_PASSIVE] = "UNCONFIGURED_PASSIVE",
-	[DAT_EP_STATE_ACTIVE_CONNECTION_PENDING] = "ACTIVE_CONNECTION_PENDING",
-	[DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING] = "TENTATIVE_CONNECTION_PENDING",
-	[DAT_EP_STATE_UNCONFIGURED_TENTATIVE] = "UNCONFIGURED_TENTATIVE",
-	[DAT_EP_STATE_CONNECTED] = "CONNECTED",
-	[DAT_EP_STATE_DISCONNECT_PENDING] = "DISCONNECT_PENDING",
-	[DAT_EP_STATE_DISCONNECTED] = "DISCONNECTED",
-	[DAT_EP_STATE_COMPLETION_PENDING] = "COMPLETION_PENDING",
-	[DAT_EP_STATE_CONNECTED_SINGLE_PATH] = "CONNECTED_SINGLE_PATH",
-	[DAT_EP_STATE_CONNECTED_MULTI_PATH] = "CONNECTED_MULTI_PATH",
-};
-
-/* The DAT_INVALID_STATE subtype of each state (dat_error.h). */
-static const DAT_RETURN_SUBTYPE state_subtypes[] = {
-	[DAT_EP_STATE_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONNECTED,
-	[DAT_EP_STATE_UNCONFIGURED_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONFIGURED,
-	[DAT_EP_STATE_RESERVED] = DAT_INVALID_STATE_EP_RESERVED,
-	[DAT_EP_STATE_UNCONFIGURED_RESERVED] = DAT_INVALID_STATE_EP_UNCONFRESERVED,
-	[DAT_EP_STATE_PASSIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_PASSCONNPENDING,
-	[DAT_EP_STATE_UNCONFIGURED_PASSIVE] = DAT_INVALID_STATE_EP_UNCONFPASSIVE,
-	[DAT_EP_STATE_ACTIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_ACTCONNPENDING,
-	[DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_TENTCONNPENDING,
-	[DAT_EP_STATE_UNCONFIGURED_TENTATIVE] = DAT_INVALID_STATE_EP_UNCONFTENTATIVE,
-	[DAT_EP_STATE_CONNECTED] = DAT_INVALID_STATE_EP_CONNECTED,
-	[DAT_EP_STATE_DISCONNECT_PENDING] = DAT_INVALID_STATE_EP_DISCPENDING,
-	[DAT_EP_STATE_DISCONNECTED] = DAT_INVALID_STATE_EP_DISCONNECTED,
-	[DAT_EP_STATE_COMPLETION_PENDING] = DAT_INVALID_STATE_EP_COMPLPENDING,
-	[DAT_EP_STATE_CONNECTED_SINGLE_PATH] = DAT_INVALID_STATE_EP_CONNECTED,
-	[DAT_EP_STATE_CONNECTED_MULTI_PATH] = DAT_INVALID_STATE_EP_CONNECTED,
-};
-
-const char *sd_ep_state_name(DAT_EP_STATE s)
-{
-	return (unsigned)s < SD_ARRAY_SIZE(state_names) && state_names[s] ?
-	       state_names[s] : "?";
-}
-
-DAT_RETURN sd_ep_bad_state(const struct sd_ep *ep)
-{
-	DAT_EP_STATE s = ep->state;
-
-	return SD_ERR(DAT_INVALID_STATE,
-		      (unsigned)s < SD_ARRAY_SIZE(state_subtypes) ?
-		      state_subtypes[s] : 0);
-}
-
-void sd_ep_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why)
-{
-	DAT_EP_STATE from = ep->state;
-
-	if (from == to)
-		return;
-	sd_dbg("%s %s => %s (%s)", sd_obj_name(&ep->obj).s,
-	       sd_ep_state_name(from), sd_ep_state_name(to), why);
-	sd_trace("state", sd_obj_name(&ep->obj).s, sd_ep_state_name(from),
-		 "to=%s why=\"%s\"", sd_ep_state_name(to), why);
-	ep->state = to;
-	if (to == DAT_EP_STATE_DISCONNECTED)
-		sd_ep_flush(ep);
-}
-
-void sd_ep_conn_event(struct sd_ep *ep, DAT_EVENT_NUMBER ev, bool pdata)
-{
-	DAT_EVENT e;
-
-	if (ep->conn_evd == NULL || ep->freed)
-		return;
-	memset(&e, 0, sizeof(e));
-	e.event_number = ev;
-	e.event_data.connect_event_data.ep_handle = (DAT_EP_HANDLE)ep;
-	if (pdata && ep->peer_pdata_len > 0) {
-		e.event_data.connect_event_data.private_data_size =
-			ep->peer_pdata_len;
-		e.event_data.connect_event_data.private_data = ep->peer_pdata;
-	}
-	sd_cnt_inc(ep->conn_evd->cnt, DCNT_EVD_CONN_CALLBACK);
-	sd_evd_post(ep->conn_evd, &e);
-}
-
-void sd_ep_close(struct sd_ep *ep, DAT_EVENT_NUMBER ev,
-		 const struct sd_hdr *ctl, const char *why)
-{
-	bool was = ep->state != DAT_EP_STATE_DISCONNECTED;
-
-	sd_sock_detach(ep, ctl);
-	ep->cm_op = SD_CMOP_NONE;
-	sd_ep_set_state(ep, DAT_EP_STATE_DISCONNECTED, why);
-	if (was && ev != 0)
-		sd_ep_conn_event(ep, ev, ev == DAT_CONNECTION_EVENT_PEER_REJECTED);
-	/*
-	 * An EP of an SRQ also reports, on the async EVD, that it will take
-	 * no more buffers: verbs' "last WQE reached", which OFED delivers as
-	 * DAT_ASYNC_ERROR_EP_BROKEN and dtestsrq waits for.
-	 */
-	if (was && ep->srq != NULL && !ep->freed)
-		sd_ia_async_error(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
-				  (DAT_HANDLE)ep, DAT_EP_TRANSFER_TO_ERROR);
-}
-
-void sd_ep_get(struct sd_ep *ep)
-{
-	atomic_fetch_add(&ep->refs, 1);
-}
-
-static void ep_destroy(struct sd_ep *ep)
-{
-	if (ep->connect_fd >= 0)
-		close(ep->connect_fd);
-	sd_wq_destroy(&ep->sq);
-	sd_wq_destroy(&ep->rq);
-	free(ep->tx.resp);
-	pthread_mutex_destroy(&ep->lock);
-	free(ep);
-}
-
-void sd_ep_put(struct sd_ep *ep)
-{
-	if (atomic_fetch_sub(&ep->refs, 1) == 1)
-		ep_destroy(ep);
-}
-
-static void ep_free_cmd(struct sd_cmd *cmd)
-{
-	sd_ep_put(sd_container_of(cmd, struct sd_ep, free_cmd));
-}
-
-/* ------------------------------------------------------------------ */
-/* Watermarks (dat_ep_set_watermark)                                   */
-
-DAT_COUNT sd_ep_recv_count(const struct sd_ep *ep)
-{
-	/* The engine places in order: an EP holds one SRQ buffer at most. */
-	if (ep->srq != NULL)
-		return ep->rx.wqe != NULL && ep->rx.from_srq ? 1 : 0;
-	return (DAT_COUNT)ep->rq.count;
-}
-
-/* A connection the hard watermark may break. ep->lock. */
-static bool ep_connected(const struct sd_ep *ep)
-{
-	return ep->sock != NULL &&
-	       (ep->state == DAT_EP_STATE_CONNECTED ||
-		ep->state == DAT_EP_STATE_DISCONNECT_PENDING);
-}
-
-bool sd_ep_check_watermarks(struct sd_ep *ep, DAT_COUNT more)
-{
-	DAT_COUNT n = sd_ep_recv_count(ep) + more;
-	bool hard = false;
-
-	/* The soft one fires once per setting (dat_ep_set_watermark). */
-	if (ep->soft_armed && n > ep->soft_hw) {
-		ep->soft_armed = false;
-		ep->soft_fire = true;
-	}
-	/* The hard one breaks the connection, while there is one. */
-	if (ep->hard_armed && n > ep->hard_hw && ep_connected(ep)) {
-		ep->hard_fire = true;
-		hard = true;
-	}
-	if ((ep->soft_fire || ep->hard_fire) && !ep->wm_queued) {
-		ep->wm_queued = true;
-		sd_ep_get(ep);		/* the command's */
-		sd_engine_submit(&ep->wm_cmd);
-	}
-	return hard;
-}
-
-/* ep->wm_cmd: the engine side of a watermark that fired. */
-static void ep_wm_cmd(struct sd_cmd *cmd)
-{
-	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, wm_cmd);
-	struct sd_ia *ia = ep->obj.ia;
-	struct sd_hdr t;
-	bool soft;
-
-	pthread_mutex_lock(&ep->lock);
-	ep->wm_queued = false;
-	soft = ep->soft_fire && !ep->freed;
-	ep->soft_fire = false;
-	if (ep->hard_fire && ep_connected(ep)) {
-		/* The peer sees BROKEN too; nothing of its is at fault. */
-		memset(&t, 0, sizeof(t));
-		t.op = SD_OP_TERMINATE;
-		t.ack = ep->rx.executed;
-		t.tag = SD_TAG_NONE;
-		t.code = SD_TERM_PROTOCOL;
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_BROKEN, &t,
-			    "hard high watermark exceeded");
-	}
-	ep->hard_fire = false;
-	pthread_mutex_unlock(&ep->lock);
-	if (soft)
-		sd_ia_async_error(ia, SD_EVENT_WATERMARK, (DAT_HANDLE)ep,
-				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
-	sd_ep_put(ep);
-}
 
 /* ------------------------------------------------------------------ */
 /* Creation                                                            */
@@ -306,97 +60,6 @@ static bool attr_ok(const DAT_EP_ATTR *a, bool srq)
 	       a->max_rdma_read_iov >= 0 && a->max_rdma_read_iov <= SD_MAX_IOV &&
 	       a->max_rdma_write_iov >= 0 && a->max_rdma_write_iov <= SD_MAX_IOV &&
 	       (a->srq_soft_hw >= 0 || a->srq_soft_hw == DAT_WATERMARK_INFINITE);
-}
-
-/* Segments per request WQE: enough for a send, a write and a read. */
-static uint32_t req_sge(const DAT_EP_ATTR *a)
-{
-	DAT_COUNT n = a->max_request_iov;
-
-	if (a->max_rdma_read_iov > n)
-		n = a->max_rdma_read_iov;
-	if (a->max_rdma_write_iov > n)
-		n = a->max_rdma_write_iov;
-	return (uint32_t)n;
-}
-
-/* Allocates the queues of @ep for ep->attr; 0 or -ENOMEM. */
-static int ep_alloc_queues(struct sd_ep *ep)
-{
-	const DAT_EP_ATTR *a = &ep->attr;
-	uint32_t rd = a->max_rdma_read_in > 0 ? (uint32_t)a->max_rdma_read_in : 1;
-
-	if (sd_wq_init(&ep->sq, (uint32_t)a->max_request_dtos, req_sge(a)) < 0)
-		return -ENOMEM;
-	if (sd_wq_init(&ep->rq, ep->srq ? 0 : (uint32_t)a->max_recv_dtos,
-		       (uint32_t)a->max_recv_iov) < 0) {
-		sd_wq_destroy(&ep->sq);
-		return -ENOMEM;
-	}
-	ep->tx.resp = calloc(rd, sizeof(*ep->tx.resp));
-	if (ep->tx.resp == NULL) {
-		sd_wq_destroy(&ep->sq);
-		sd_wq_destroy(&ep->rq);
-		return -ENOMEM;
-	}
-	ep->rd_in_max = (uint32_t)a->max_rdma_read_in;
-	return 0;
-}
-
-/*
- * Zero in these attributes means "the provider's default", as OFED reads
- * them: dtest and dapltest create EPs with max_message_size,
- * max_rdma_size, the read depths and the RDMA iov counts all 0, and then
- * send, write and read.
- */
-static void attr_defaults(DAT_EP_ATTR *a)
-{
-	if (a->max_message_size == 0)
-		a->max_message_size = SD_MAX_MESSAGE_SIZE;
-	if (a->max_rdma_size == 0)
-		a->max_rdma_size = SD_MAX_RDMA_SIZE;
-	if (a->max_rdma_read_in == 0)
-		a->max_rdma_read_in = default_attr.max_rdma_read_in;
-	if (a->max_rdma_read_out == 0)
-		a->max_rdma_read_out = default_attr.max_rdma_read_out;
-	if (a->max_rdma_read_iov == 0)
-		a->max_rdma_read_iov = a->max_request_iov;
-	if (a->max_rdma_write_iov == 0)
-		a->max_rdma_write_iov = a->max_request_iov;
-}
-
-static struct sd_ep *ep_new(struct sd_ia *ia, const DAT_EP_ATTR *attr,
-			    struct sd_srq *srq)
-{
-	struct sd_ep *ep = calloc(1, sizeof(*ep));
-
-	if (ep == NULL)
-		return NULL;
-	sd_obj_init(&ep->obj, ia, SD_MAGIC_EP, DAT_HANDLE_TYPE_EP);
-	pthread_mutex_init(&ep->lock, NULL);
-	atomic_init(&ep->refs, 1);
-	ep->attr = *attr;
-	attr_defaults(&ep->attr);
-	ep->attr.ep_transport_specific_count = 0;
-	ep->attr.ep_transport_specific = NULL;
-	ep->attr.ep_provider_specific_count = 0;
-	ep->attr.ep_provider_specific = NULL;
-	ep->srq = srq;
-	ep->state = DAT_EP_STATE_UNCONNECTED;
-	ep->timeout = DAT_TIMEOUT_INFINITE;
-	ep->connect_fd = -1;
-	sd_list_init(&ep->srq_node);
-	ep->soft_hw = ep->hard_hw = DAT_WATERMARK_INFINITE;
-	ep->cm_cmd.fn = sd_cm_connect_cmd;
-	ep->io_cmd.fn = sd_ep_io_cmd;
-	ep->free_cmd.fn = ep_free_cmd;
-	ep->wm_cmd.fn = ep_wm_cmd;
-	if (ep_alloc_queues(ep) < 0) {
-		pthread_mutex_destroy(&ep->lock);
-		free(ep);
-		return NULL;
-	}
-	return ep;
 }
 
 static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
@@ -443,12 +106,12 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 		return SD_ERR(DAT_INVALID_PARAMETER, srq ? DAT_INVALID_ARG8 :
 							    DAT_INVALID_ARG7);
 	if (attr == NULL)
-		attr = &default_attr;
+		attr = &sd_qp_default_attr;
 	else if (!attr_ok(attr, srq != NULL))
 		return SD_ERR(DAT_INVALID_PARAMETER, srq ? DAT_INVALID_ARG7 :
 							    DAT_INVALID_ARG6);
 
-	ep = ep_new(ia, attr, srq);
+	ep = sd_qp_new(ia, attr, srq);
 	if (ep == NULL)
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	ep->pz = pz;
@@ -496,33 +159,6 @@ DAT_RETURN DAT_API sd_ep_create_with_srq(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	if (srq == DAT_HANDLE_NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
 	return ep_create(ia, pz, recv_evd, req_evd, conn_evd, srq, attr, ep);
-}
-
-/* A read depth the peer offered, within our limit; 0 (none) stays 0. */
-static DAT_COUNT peer_depth(uint32_t v)
-{
-	return v > SD_MAX_RDMA_READ_PER_EP ? SD_MAX_RDMA_READ_PER_EP : (DAT_COUNT)v;
-}
-
-struct sd_ep *sd_ep_create_for_psp(struct sd_ia *ia, const struct sd_cm_msg *hello)
-{
-	DAT_EP_ATTR a = default_attr;
-	struct sd_ep *ep;
-
-	/* We serve the reads it issues and issue at most what it serves. */
-	if (hello->rd_out > 0)
-		a.max_rdma_read_in = peer_depth(hello->rd_out);
-	if (hello->rd_in > 0)
-		a.max_rdma_read_out = peer_depth(hello->rd_in);
-	ep = ep_new(ia, &a, NULL);
-	if (ep == NULL)
-		return NULL;
-	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
-	pthread_mutex_lock(&ia->lock);
-	sd_list_add_tail(&ia->eps, &ep->obj.node);
-	sd_cnt_inc(ia->cnt, DCNT_IA_EP_CREATE);
-	pthread_mutex_unlock(&ia->lock);
-	return ep;
 }
 
 /* ------------------------------------------------------------------ */
@@ -607,73 +243,6 @@ static void swap_ref(struct sd_evd **slot, struct sd_evd *to)
 	*slot = to;
 }
 
-/* dat_ep_modify's checks and copy that need no EP, shared with ud.c (ep.h). */
-DAT_RETURN sd_ep_modify_args(struct sd_ia *ia, DAT_EP_PARAM_MASK mask,
-			     const DAT_EP_PARAM *p, struct sd_pz **pz)
-{
-	const DAT_EP_PARAM_MASK fixed = DAT_EP_FIELD_IA_HANDLE |
-		DAT_EP_FIELD_EP_STATE | DAT_EP_FIELD_COMM |
-		DAT_EP_FIELD_LOCAL_IA_ADDRESS_PTR | DAT_EP_FIELD_LOCAL_PORT_QUAL |
-		DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR |
-		DAT_EP_FIELD_REMOTE_PORT_QUAL | DAT_EP_FIELD_SRQ_HANDLE;
-
-	*pz = NULL;
-	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (mask & fixed || mask & ~DAT_EP_FIELD_ALL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (mask & DAT_EP_FIELD_PZ_HANDLE && p->pz_handle != DAT_HANDLE_NULL) {
-		struct sd_obj *o = sd_obj_check(p->pz_handle, SD_MAGIC_PZ);
-
-		if (o == NULL || o->ia != ia)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-		*pz = sd_container_of(o, struct sd_pz, obj);
-	}
-	return DAT_SUCCESS;
-}
-
-DAT_RETURN sd_ep_modify_attr_check(DAT_EP_PARAM_MASK mask,
-				   const DAT_EP_ATTR *in,
-				   DAT_SERVICE_TYPE service)
-{
-	if (mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE &&
-	    in->service_type != service)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	/* None exist: only "none" can be asked for. */
-	if ((mask & (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR |
-		     DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR) &&
-	     in->ep_transport_specific_count != 0) ||
-	    (mask & (DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR |
-		     DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR) &&
-	     in->ep_provider_specific_count != 0))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (mask & DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW &&
-	    in->srq_soft_hw < 0 && in->srq_soft_hw != DAT_WATERMARK_INFINITE)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	return DAT_SUCCESS;
-}
-
-void sd_ep_attr_take(DAT_EP_ATTR *a, DAT_EP_PARAM_MASK mask,
-		     const DAT_EP_ATTR *in)
-{
-#define TAKE(bit, field) if (mask & (bit)) a->field = in->field
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, max_message_size);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, max_rdma_size);
-	TAKE(DAT_EP_FIELD_EP_ATTR_QOS, qos);
-	TAKE(DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, recv_completion_flags);
-	TAKE(DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, request_completion_flags);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, max_recv_dtos);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS, max_request_dtos);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, max_recv_iov);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV, max_request_iov);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN, max_rdma_read_in);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT, max_rdma_read_out);
-	TAKE(DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW, srq_soft_hw);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV, max_rdma_read_iov);
-	TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV, max_rdma_write_iov);
-#undef TAKE
-}
-
 #define EP_FIELDS_SPECIFIC (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | \
 	DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR | \
 	DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR | \
@@ -688,12 +257,12 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	struct sd_ia *ia;
 	DAT_EP_ATTR a;
 	DAT_RETURN ret;
-	bool bad, requeue;
+	bool bad;
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	ia = ep->obj.ia;
-	ret = sd_ep_modify_args(ia, mask, p, &pz);
+	ret = sd_api_modify_args(ia, mask, p, &pz);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	recv_evd = sd_evd_arg(p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
@@ -705,7 +274,7 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	conn_evd = sd_evd_arg(p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG, &bad);
 	if (bad && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
-	ret = sd_ep_modify_attr_check(mask, &p->ep_attr, DAT_SERVICE_TYPE_RC);
+	ret = sd_api_modify_attr_check(mask, &p->ep_attr, DAT_SERVICE_TYPE_RC);
 	if (ret != DAT_SUCCESS)
 		return ret;
 
@@ -713,8 +282,8 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	pthread_mutex_lock(&ia->lock);
 	pthread_mutex_lock(&ep->lock);
 	a = ep->attr;
-	sd_ep_attr_take(&a, mask, &p->ep_attr);
-	attr_defaults(&a);
+	sd_api_attr_take(&a, mask, &p->ep_attr);
+	sd_qp_attr_defaults(&a);
 	if (!attr_ok(&a, ep->srq != NULL)) {
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		goto out;
@@ -726,42 +295,23 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	    (mask & EP_FIELDS_SPECIFIC &&
 	     ep->state != DAT_EP_STATE_UNCONNECTED &&
 	     ep->state != DAT_EP_STATE_UNCONFIGURED_UNCONNECTED)) {
-		ret = sd_ep_bad_state(ep);
+		ret = sd_api_state_err(ep->state);
 		goto out;
 	}
 	if (a.recv_completion_flags != ep->attr.recv_completion_flags &&
 	    ep->rq.count > 0) {
-		ret = sd_ep_bad_state(ep);
+		ret = sd_api_state_err(ep->state);
 		goto out;
 	}
-	requeue = a.max_recv_dtos != ep->attr.max_recv_dtos ||
-		  a.max_request_dtos != ep->attr.max_request_dtos ||
-		  a.max_recv_iov != ep->attr.max_recv_iov ||
-		  req_sge(&a) != req_sge(&ep->attr) ||
-		  a.max_rdma_read_in != ep->attr.max_rdma_read_in;
-	if (requeue) {
-		struct sd_ep tmp;
-
-		/* Only with nothing posted: receives may be queued. */
-		if (ep->sq.count > 0 || ep->rq.count > 0) {
-			ret = sd_ep_bad_state(ep);
-			goto out;
-		}
-		memset(&tmp, 0, sizeof(tmp));
-		tmp.attr = a;
-		tmp.srq = ep->srq;
-		if (ep_alloc_queues(&tmp) < 0) {
-			ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
-				     DAT_RESOURCE_MEMORY);
-			goto out;
-		}
-		sd_wq_destroy(&ep->sq);
-		sd_wq_destroy(&ep->rq);
-		free(ep->tx.resp);
-		ep->sq = tmp.sq;
-		ep->rq = tmp.rq;
-		ep->tx.resp = tmp.tx.resp;
-		ep->rd_in_max = tmp.rd_in_max;
+	switch (sd_qp_resize(ep, &a)) {
+	case 0:
+		break;
+	case -EBUSY:	/* only with nothing posted: receives may be queued */
+		ret = sd_api_state_err(ep->state);
+		goto out;
+	default:
+		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto out;
 	}
 	ep->attr = a;
 	if (mask & DAT_EP_FIELD_PZ_HANDLE && ep->pz != pz) {
@@ -785,11 +335,11 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	 */
 	if (ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE &&
 	    ep->pz && ep->conn_evd)
-		sd_ep_set_state(ep, DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING,
+		sd_qp_set_state(ep, DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING,
 				"configured");
 	else if (ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING &&
 		 ep->rsp == NULL && !(ep->pz && ep->conn_evd))
-		sd_ep_set_state(ep, DAT_EP_STATE_UNCONFIGURED_TENTATIVE,
+		sd_qp_set_state(ep, DAT_EP_STATE_UNCONFIGURED_TENTATIVE,
 				"unconfigured");
 out:
 	pthread_mutex_unlock(&ep->lock);
@@ -857,7 +407,7 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 				   DAT_COUNT pdata_size, const void *pdata)
 {
 	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->freed)
-		return sd_ep_bad_state(ep);
+		return sd_api_state_err(ep->state);
 	if (ep->pz == NULL || ep->conn_evd == NULL)
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
 	/*
@@ -888,11 +438,11 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 	if (pdata_size > 0)
 		memcpy(ep->pdata, pdata, (size_t)pdata_size);
 	ep->peer_pdata_len = 0;
-	sd_ep_set_state(ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING,
+	sd_qp_set_state(ep, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING,
 			"dat_ep_connect");
 	ep->cm_op = SD_CMOP_CONNECT;
 	sd_cnt_inc(ep->cnt, DCNT_EP_CONNECT);
-	sd_ep_get(ep);		/* the command's */
+	sd_qp_get(ep);		/* the command's */
 	sd_engine_submit(&ep->cm_cmd);
 	return DAT_SUCCESS;
 }
@@ -985,7 +535,7 @@ DAT_RETURN DAT_API sd_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 	/* One EP lock at a time: no order is defined between two EPs. */
 	pthread_mutex_lock(&dup->lock);
 	if (dup->state != DAT_EP_STATE_CONNECTED)
-		ret = sd_ep_bad_state(dup);
+		ret = sd_api_state_err(dup->state);
 	else if (!dup->active)
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	ss = dup->remote;
@@ -1059,18 +609,18 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 	case DAT_EP_STATE_COMPLETION_PENDING:
 		/* Aborts the establishment; preposted receives are flushed. */
 		sd_cnt_inc(ep->cnt, DCNT_EP_DISCONNECT);
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
 			    "disconnect while connecting");
 		break;
 	case DAT_EP_STATE_CONNECTED:
 		sd_cnt_inc(ep->cnt, DCNT_EP_DISCONNECT);
 		if (flags == DAT_CLOSE_ABRUPT_FLAG) {
-			sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, &disc,
+			sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, &disc,
 				    "abrupt disconnect");
 			break;
 		}
 		/* Graceful: what is queued goes out first, then DISCONNECT. */
-		sd_ep_set_state(ep, DAT_EP_STATE_DISCONNECT_PENDING,
+		sd_qp_set_state(ep, DAT_EP_STATE_DISCONNECT_PENDING,
 				"graceful disconnect");
 		ep->tx.disc_want = true;
 		sd_tx_progress(ep);
@@ -1080,7 +630,7 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 		if (flags != DAT_CLOSE_ABRUPT_FLAG)
 			break;
 		sd_cnt_inc(ep->cnt, DCNT_EP_DISCONNECT);
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 			    ep->tx.disc_sent ? NULL : &disc, "abrupt disconnect");
 		break;
 	default:
@@ -1088,7 +638,7 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 		 * "Disallowed" in UNCONNECTED, RESERVED, PASSIVE_ and
 		 * TENTATIVE_CONNECTION_PENDING (and the UNCONFIGURED_ ones).
 		 */
-		ret = sd_ep_bad_state(ep);
+		ret = sd_api_state_err(ep->state);
 		break;
 	}
 	pthread_mutex_unlock(&ep->lock);
@@ -1109,10 +659,10 @@ DAT_RETURN DAT_API sd_ep_reset(DAT_EP_HANDLE h)
 		ep->local_port = ep->remote_port = 0;
 		ep->active = false;
 		memset(&ep->remote, 0, sizeof(ep->remote));
-		sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "dat_ep_reset");
+		sd_qp_set_state(ep, DAT_EP_STATE_UNCONNECTED, "dat_ep_reset");
 	} else if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		/* UNCONNECTED: a no-op, posted receives stay (dat_ep_reset). */
-		ret = sd_ep_bad_state(ep);
+		ret = sd_api_state_err(ep->state);
 	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
@@ -1136,61 +686,6 @@ DAT_RETURN DAT_API sd_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
 	return DAT_SUCCESS;
 }
 
-/*
- * Frees @ep whatever its state: dat_ep_free for the states it allows,
- * sd_ep_destroy, ia_close. A connected EP is closed abruptly (the peer
- * sees DISCONNECTED); what was outstanding is discarded without
- * completions, since the handle the events would name is gone (DAT:
- * "the Consumer must be ready for all completions that are not dequeued
- * yet either still being on the ... EVDs or not being there"); an SRQ
- * buffer it had taken goes back to the SRQ. ep->lock held; drops it.
- */
-static void ep_release(struct sd_ep *ep)
-{
-	struct sd_ia *ia = ep->obj.ia;
-	struct sd_evd *evds[3];
-	struct sd_pz *pz;
-	struct sd_hdr disc;
-	unsigned i;
-
-	ep->freed = true;
-	evds[0] = ep->recv_evd;
-	evds[1] = ep->req_evd;
-	evds[2] = ep->conn_evd;
-	ep->recv_evd = ep->req_evd = ep->conn_evd = NULL;
-	sd_drive_relink(ep);
-	pz = ep->pz;
-	ep->pz = NULL;
-	if (ep->rx.wqe != NULL && ep->rx.from_srq) {
-		sd_srq_release(ep->srq, ep->rx.wqe, true);
-		ep->rx.wqe = NULL;
-	}
-	memset(&disc, 0, sizeof(disc));
-	disc.op = SD_OP_DISCONNECT;
-	disc.ack = ep->rx.executed;
-	disc.tag = SD_TAG_NONE;
-	sd_ep_close(ep, 0, &disc, "freed");
-	ep->rsp = NULL;
-	ep->cr = NULL;
-	ep->obj.magic = SD_MAGIC_DEAD;
-	pthread_mutex_unlock(&ep->lock);
-
-	pthread_mutex_lock(&ia->lock);
-	sd_list_del(&ep->obj.node);
-	sd_cnt_inc(ia->cnt, DCNT_IA_EP_FREE);
-	for (i = 0; i < 3; i++)
-		if (evds[i])
-			evds[i]->refs--;
-	if (pz)
-		pz->refs--;
-	if (ep->srq)
-		ep->srq->eps--;
-	pthread_mutex_unlock(&ia->lock);
-
-	/* After every command queued for it so far: see ep.h. */
-	sd_engine_submit(&ep->free_cmd);
-}
-
 DAT_RETURN DAT_API sd_ep_free(DAT_EP_HANDLE h)
 {
 	struct sd_ep *ep = sd_ep_from_handle(h);
@@ -1205,7 +700,7 @@ DAT_RETURN DAT_API sd_ep_free(DAT_EP_HANDLE h)
 	case DAT_EP_STATE_UNCONFIGURED_PASSIVE:
 	case DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_UNCONFIGURED_TENTATIVE: {
-		DAT_RETURN ret = sd_ep_bad_state(ep);
+		DAT_RETURN ret = sd_api_state_err(ep->state);
 
 		pthread_mutex_unlock(&ep->lock);
 		return ret;
@@ -1213,23 +708,13 @@ DAT_RETURN DAT_API sd_ep_free(DAT_EP_HANDLE h)
 	default:
 		break;
 	}
-	ep_release(ep);
+	sd_qp_release(ep);
 	return DAT_SUCCESS;
-}
-
-void sd_ep_destroy(struct sd_ep *ep)
-{
-	pthread_mutex_lock(&ep->lock);
-	if (ep->obj.magic != SD_MAGIC_EP) {
-		pthread_mutex_unlock(&ep->lock);	/* already freed */
-		return;
-	}
-	ep_release(ep);
 }
 
 /*
  * dat_ep_recv_query (DAT 2.0, 6.5.14): a snapshot, under ep->lock, of
- * the receive buffers @h holds (sd_ep_recv_count: posted and not
+ * the receive buffers @h holds (sd_qp_recv_count: posted and not
  * completed; with an SRQ, the one it took and has not completed) and of
  * their span. The engine places messages in the order they were sent and
  * takes an SRQ buffer only for the message it is placing, so there are
@@ -1245,7 +730,7 @@ DAT_RETURN DAT_API sd_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
-	n = sd_ep_recv_count(ep);
+	n = sd_qp_recv_count(ep);
 	pthread_mutex_unlock(&ep->lock);
 	if (nbufs)
 		*nbufs = n;
@@ -1288,7 +773,7 @@ DAT_RETURN DAT_API sd_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
 	ep->attr.srq_soft_hw = soft;
 	ep->hard_hw = hard;
 	ep->hard_armed = hard != DAT_WATERMARK_INFINITE;
-	sd_ep_check_watermarks(ep, 0);
+	sd_qp_check_watermarks(ep, 0);
 	pthread_mutex_unlock(&ep->lock);
 	return DAT_SUCCESS;
 }
@@ -1319,7 +804,7 @@ void sd_ep_destroy_all(struct sd_ia *ia)
 		struct sd_ep *ep = sd_container_of(o, struct sd_ep, obj);
 
 		pthread_mutex_lock(&ep->lock);
-		ep_release(ep);
+		sd_qp_release(ep);
 	}
 	while ((o = first_obj(ia, &ia->srqs)) != NULL) {
 		struct sd_srq *srq = sd_container_of(o, struct sd_srq, obj);

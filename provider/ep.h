@@ -3,7 +3,7 @@
  * softdapl: endpoints, service points, connection requests, SRQs, and how
  * they meet the engine (PROTOCOL.md tells the whole story).
  *
- *   ep.c    EP lifecycle and the state machine (sd_ep_set_state)
+ *   ep.c    EP lifecycle and the state machine (sd_qp_set_state)
  *   cm.c    sockets: connect, accept, the handshake, linger and close
  *   psp.c rsp.c cr.c    service points and connection requests
  *   post.c  the DTO entry points; tx.c and rx.c the wire engine
@@ -423,7 +423,7 @@ struct sd_ep {
 	struct sd_obj	obj;
 	pthread_mutex_t	lock;
 	atomic_uint	refs;		/* see "Lifetime" above */
-	DAT_EP_STATE	state;		/* lock; sd_ep_set_state only */
+	DAT_EP_STATE	state;		/* lock; sd_qp_set_state only */
 	bool		freed;		/* lock: dat_ep_free was called */
 	struct sd_pz	*pz;		/* lock (ep_modify may set it) */
 	struct sd_evd	*recv_evd;	/* lock; NULL once freed */
@@ -474,7 +474,7 @@ struct sd_ep {
 
 	/*
 	 * dat_ep_set_watermark (ep.c): limits on the receive buffers the EP
-	 * holds (sd_ep_recv_count). DAT_WATERMARK_INFINITE: none. Armed
+	 * holds (sd_qp_recv_count). DAT_WATERMARK_INFINITE: none. Armed
 	 * until they fire once; all under lock. The engine side of a firing
 	 * (the async event, the broken connection) is wm_cmd's.
 	 */
@@ -501,56 +501,17 @@ static inline struct sd_ep *sd_ep_from_handle(DAT_EP_HANDLE h)
 	return o ? sd_container_of(o, struct sd_ep, obj) : NULL;
 }
 
-void sd_ep_get(struct sd_ep *ep);
-void sd_ep_put(struct sd_ep *ep);
+void sd_qp_get(struct sd_ep *ep);
+void sd_qp_put(struct sd_ep *ep);
 
 /* "UNCONNECTED", ... for messages. */
-const char *sd_ep_state_name(DAT_EP_STATE s);
-
-/* DAT_INVALID_STATE with the subtype of @ep's state. ep->lock. */
-DAT_RETURN sd_ep_bad_state(const struct sd_ep *ep);
-
-/*
- * dat_ep_modify's argument checks that need no EP, the same for RC EPs
- * (sd_ep_modify) and UD EPs (ud.c ud_ep_modify), which call them in this
- * order after checking the EP handle:
- *
- *   - sd_ep_modify_args: a NULL @p (DAT_INVALID_PARAMETER,
- *     DAT_INVALID_ARG3); in @mask a field that cannot be modified (the
- *     IA, state, communicator, addresses, port qualifiers and SRQ) or a
- *     bit outside DAT_EP_FIELD_ALL (DAT_INVALID_ARG2); and, when @mask
- *     names it, the PZ, which must be a live PZ of @ia or NULL
- *     (DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ). *@pz is the PZ named
- *     (NULL when @mask does not name one). @p's handles are read only
- *     for the fields @mask names.
- *   - sd_ep_modify_attr_check, after the caller's EVD checks: the fields
- *     of @in that @mask names and that need no EP: the service type must
- *     be @service (an EP cannot change its service), the transport- and
- *     provider-specific counts 0 (none exist), srq_soft_hw >= 0 or
- *     DAT_WATERMARK_INFINITE; else DAT_INVALID_PARAMETER
- *     (DAT_INVALID_ARG3).
- *
- * Both return DAT_SUCCESS or the error to return. Any thread, no lock.
- */
-DAT_RETURN sd_ep_modify_args(struct sd_ia *ia, DAT_EP_PARAM_MASK mask,
-			     const DAT_EP_PARAM *p, struct sd_pz **pz);
-DAT_RETURN sd_ep_modify_attr_check(DAT_EP_PARAM_MASK mask,
-				   const DAT_EP_ATTR *in,
-				   DAT_SERVICE_TYPE service);
-
-/*
- * Copies into @a the attributes of @in that @mask names, of those
- * dat_ep_modify may change (DAT_EP_FIELD_EP_ATTR_*, the service type and
- * the specific attributes excepted); the caller then checks the result.
- */
-void sd_ep_attr_take(DAT_EP_ATTR *a, DAT_EP_PARAM_MASK mask,
-		     const DAT_EP_ATTR *in);
+const char *sd_qp_state_name(DAT_EP_STATE s);
 
 /*
  * The one transition function: logs "ep %p A => B (why)". Entering
- * DISCONNECTED from a connected state flushes (sd_ep_flush). ep->lock.
+ * DISCONNECTED from a connected state flushes (sd_qp_flush). ep->lock.
  */
-void sd_ep_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why);
+void sd_qp_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why);
 
 /*
  * Ends the connection of @ep with connection event @ev (DISCONNECTED,
@@ -558,11 +519,50 @@ void sd_ep_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why);
  * flushed, the socket detached (with @ctl sent first if possible).
  * ep->lock; any thread.
  */
-void sd_ep_close(struct sd_ep *ep, DAT_EVENT_NUMBER ev, const struct sd_hdr *ctl,
+void sd_qp_close(struct sd_ep *ep, DAT_EVENT_NUMBER ev, const struct sd_hdr *ctl,
 		 const char *why);
 
 /* Posts connection event @ev with the peer's private data. ep->lock. */
-void sd_ep_conn_event(struct sd_ep *ep, DAT_EVENT_NUMBER ev, bool pdata);
+void sd_qp_conn_event(struct sd_ep *ep, DAT_EVENT_NUMBER ev, bool pdata);
+
+/*
+ * The attributes of an EP created with ep_attributes NULL (and of the
+ * EPs a PSP with DAT_PSP_PROVIDER_FLAG makes): OFED's defaults.
+ */
+extern const DAT_EP_ATTR sd_qp_default_attr;
+
+/*
+ * A new EP of @ia with attributes @attr (zeroes read as the provider's
+ * defaults) taking its receives from @srq (or NULL), state UNCONNECTED,
+ * one reference (the handle's), queues allocated; not yet on ia->eps.
+ * Any thread; NULL when out of memory.
+ */
+struct sd_ep *sd_qp_new(struct sd_ia *ia, const DAT_EP_ATTR *attr,
+			struct sd_srq *srq);
+
+/*
+ * Zero in these attributes means "the provider's default", as OFED reads
+ * them (dtest and dapltest create EPs with max_message_size,
+ * max_rdma_size, the read depths and the RDMA iov counts all 0): fills
+ * them in. No lock.
+ */
+void sd_qp_attr_defaults(DAT_EP_ATTR *a);
+
+/*
+ * dat_ep_modify's new attributes @a for @ep's queues: when a depth or a
+ * segment count changes, reallocates the queues. 0 (done, or nothing to
+ * change), -EBUSY when they must change but DTOs are posted, -ENOMEM.
+ * ep->lock.
+ */
+int sd_qp_resize(struct sd_ep *ep, const DAT_EP_ATTR *a);
+
+/*
+ * Releases @ep whatever its state (dat_ep_free, sd_qp_destroy, the IA's
+ * teardown): closed abruptly, nothing of it reported any more, its
+ * references dropped, its handle dead, and its memory freed on the
+ * engine after every command queued for it. ep->lock held; drops it.
+ */
+void sd_qp_release(struct sd_ep *ep);
 
 /*
  * Creates an EP for a PSP with DAT_PSP_PROVIDER_FLAG: no PZ, no EVDs,
@@ -571,31 +571,31 @@ void sd_ep_conn_event(struct sd_ep *ep, DAT_EVENT_NUMBER ev, bool pdata);
  * Endpoint attributes to match the Active side connection request"),
  * state UNCONFIGURED_TENTATIVE. Engine; NULL on failure.
  */
-struct sd_ep *sd_ep_create_for_psp(struct sd_ia *ia, const struct sd_cm_msg *hello);
+struct sd_ep *sd_qp_create_passive(struct sd_ia *ia, const struct sd_cm_msg *hello);
 
 /*
  * Destroys @ep whatever its state, as dat_ep_free does for the states it
  * allows: for a provider-made EP whose request was rejected or handed
  * off (the EP goes back to the provider: its handle dies). No lock held.
  */
-void sd_ep_destroy(struct sd_ep *ep);
+void sd_qp_destroy(struct sd_ep *ep);
 
 /*
  * Receive buffers @ep holds (dat_ep_recv_query's nbufs_allocated): its
  * posted receives not completed, or, with an SRQ, the SRQ buffer it took
  * and has not completed. ep->lock.
  */
-DAT_COUNT sd_ep_recv_count(const struct sd_ep *ep);
+DAT_COUNT sd_qp_recv_count(const struct sd_ep *ep);
 
 /*
- * Checks @ep's watermarks against sd_ep_recv_count + @more (the buffer
+ * Checks @ep's watermarks against sd_qp_recv_count + @more (the buffer
  * about to be taken) and fires the armed ones that it exceeds: the soft
  * one as an async event, the hard one by breaking the connection; both
  * through ep->wm_cmd on the engine, so any thread may call this. Returns
  * true when the hard watermark fired (the buffer must not be taken).
  * ep->lock held (srq->lock may be held too).
  */
-bool sd_ep_check_watermarks(struct sd_ep *ep, DAT_COUNT more);
+bool sd_qp_check_watermarks(struct sd_ep *ep, DAT_COUNT more);
 
 /*
  * The watermark notifications (dat_ep_set_watermark's soft high
@@ -619,7 +619,7 @@ bool sd_ep_check_watermarks(struct sd_ep *ep, DAT_COUNT more);
  * and length @len: posts the DTO event unless it is a successful
  * suppressed one (SEND-2), or the EP is freed. Does not pop. ep->lock.
  */
-void sd_dto_complete(struct sd_ep *ep, struct sd_wqe *w, bool recv,
+void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		     DAT_DTO_COMPLETION_STATUS status, uint64_t len);
 
 /*
@@ -634,7 +634,7 @@ void sd_tx_complete_acked(struct sd_ep *ep);
  * taken) with DAT_DTO_ERR_FLUSHED, in order per queue (SRQ-7). Requests
  * already marked with an error status complete with it. ep->lock.
  */
-void sd_ep_flush(struct sd_ep *ep);
+void sd_qp_flush(struct sd_ep *ep);
 
 /* Resets tx and rx for a new connection. ep->lock. */
 void sd_wire_reset(struct sd_ep *ep);
@@ -701,7 +701,7 @@ void sd_fault_frame(struct sd_ep *ep, uint8_t op);
 /*
  * Cuts @ep's connection as a network failure would: this side ends it
  * with DAT_CONNECTION_EVENT_BROKEN, the peer sees it end inside a frame.
- * ep->lock; any thread (as sd_ep_close).
+ * ep->lock; any thread (as sd_qp_close).
  */
 void sd_fault_cut(struct sd_ep *ep);
 

@@ -280,7 +280,7 @@ void sd_fault_cut(struct sd_ep *ep)
 		memset(sock->out + sock->out_len, 0, half);
 		sock->out_len += half;
 	}
-	sd_ep_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "fault injected");
+	sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "fault injected");
 }
 
 /* Engine: a held write's time is up (the socket's timer, phase DATA). */

@@ -68,7 +68,7 @@ unsigned sd_drive_collect(struct sd_evd *evd, struct sd_ep **eps)
 		struct sd_drive_link *l =
 			sd_container_of(pos, struct sd_drive_link, node);
 
-		sd_ep_get(l->ep);
+		sd_qp_get(l->ep);
 		eps[n++] = l->ep;
 	}
 	return n;
@@ -79,7 +79,7 @@ void sd_drive_put(struct sd_ep **eps, unsigned n)
 	unsigned i;
 
 	for (i = 0; i < n; i++)
-		sd_ep_put(eps[i]);
+		sd_qp_put(eps[i]);
 }
 
 /* ---- moving frames ----------------------------------------------- */
@@ -171,7 +171,7 @@ void sd_tx_defer(struct sd_ep *ep)
 		return;
 	}
 	ep->ack_listed = true;
-	sd_ep_get(ep);
+	sd_qp_get(ep);
 	sd_list_add_tail(&tick.acks, &ep->ack_node);
 	pthread_mutex_unlock(&tick.lock);
 	sd_engine_tick_want();
@@ -189,7 +189,7 @@ void sd_progress_park(struct sd_ep *ep)
 	if (ep->parked)
 		return;
 	ep->parked = true;
-	sd_ep_get(ep);
+	sd_qp_get(ep);
 	sd_list_add_tail(&tick.parked, &ep->park_node);
 	sd_sock_update(ep);
 	sd_engine_tick_want();
@@ -233,7 +233,7 @@ bool sd_progress_tick(void)
 		if (ep->sock != NULL)
 			sd_sock_update(ep);
 		pthread_mutex_unlock(&ep->lock);
-		sd_ep_put(ep);
+		sd_qp_put(ep);
 	}
 	for (;;) {
 		struct sd_ep *ep;
@@ -252,7 +252,7 @@ bool sd_progress_tick(void)
 		if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA)
 			sd_tx_progress(ep);	/* not held: the ACK goes */
 		pthread_mutex_unlock(&ep->lock);
-		sd_ep_put(ep);
+		sd_qp_put(ep);
 	}
 	pthread_mutex_lock(&tick.lock);
 	more = !sd_list_empty(&tick.acks);

@@ -335,15 +335,15 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 			free(cr);
 			return -EBUSY;
 		}
-		sd_ep_set_state(ep, DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING,
+		sd_qp_set_state(ep, DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING,
 				"connection request");
 		ep->cr = cr;
 		ep->remote = cr->remote;	/* dat_ep_query shows the requester */
 		ep->remote_port = cr->remote_port;
 		pthread_mutex_unlock(&ep->lock);
-		sd_ep_get(ep);
+		sd_qp_get(ep);
 	} else if (sp->flags == DAT_PSP_PROVIDER_FLAG) {
-		ep = sd_ep_create_for_psp(ia, hello);
+		ep = sd_qp_create_passive(ia, hello);
 		if (ep == NULL) {
 			free(cr);
 			return -ENOMEM;
@@ -354,7 +354,7 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 		ep->remote_port = cr->remote_port;
 		pthread_mutex_unlock(&ep->lock);
 		cr->provider = true;
-		sd_ep_get(ep);	/* the CR's; the consumer's is the handle */
+		sd_qp_get(ep);	/* the CR's; the consumer's is the handle */
 	}
 	cr->ep = ep;
 
@@ -404,12 +404,12 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 		if (rsp && ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING) {
 			memset(&ep->remote, 0, sizeof(ep->remote));
 			ep->remote_port = 0;
-			sd_ep_set_state(ep, DAT_EP_STATE_RESERVED, "request dropped");
+			sd_qp_set_state(ep, DAT_EP_STATE_RESERVED, "request dropped");
 		}
 		pthread_mutex_unlock(&ep->lock);
 		if (!rsp)
-			sd_ep_destroy(ep);
-		sd_ep_put(ep);
+			sd_qp_destroy(ep);
+		sd_qp_put(ep);
 	}
 	free(cr);
 	return r;

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 
+#include "api.h"
 #include "ep.h"
 #include "entry.h"
 
@@ -51,14 +52,14 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->rsp != NULL) {
-		ret = sd_ep_bad_state(ep);
+		ret = sd_api_state_err(ep->state);
 		pthread_mutex_unlock(&ep->lock);
 		goto fail;
 	}
-	sd_ep_set_state(ep, DAT_EP_STATE_RESERVED, "rsp_create");
+	sd_qp_set_state(ep, DAT_EP_STATE_RESERVED, "rsp_create");
 	ep->rsp = sp;
 	pthread_mutex_unlock(&ep->lock);
-	sd_ep_get(ep);
+	sd_qp_get(ep);
 
 	pthread_mutex_lock(&ia->lock);
 	evd->refs++;
@@ -69,13 +70,13 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 	if (ret != DAT_SUCCESS) {
 		pthread_mutex_lock(&ep->lock);
 		ep->rsp = NULL;
-		sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "rsp_create failed");
+		sd_qp_set_state(ep, DAT_EP_STATE_UNCONNECTED, "rsp_create failed");
 		pthread_mutex_unlock(&ep->lock);
 		pthread_mutex_lock(&ia->lock);
 		evd->refs--;
 		sd_list_del(&sp->obj.node);
 		pthread_mutex_unlock(&ia->lock);
-		sd_ep_put(ep);
+		sd_qp_put(ep);
 		goto fail;
 	}
 	/* An RSP listens on TCP only: its listen is counted here. */
@@ -122,7 +123,7 @@ DAT_RETURN DAT_API sd_rsp_free(DAT_RSP_HANDLE h)
 	if (ep->rsp == sp) {
 		ep->rsp = NULL;
 		if (ep->state == DAT_EP_STATE_RESERVED)
-			sd_ep_set_state(ep, DAT_EP_STATE_UNCONNECTED, "rsp_free");
+			sd_qp_set_state(ep, DAT_EP_STATE_UNCONNECTED, "rsp_free");
 	}
 	pthread_mutex_unlock(&ep->lock);
 	/* Counted while the RSP is the IA's (see sd_pz_free). */

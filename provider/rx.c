@@ -73,7 +73,7 @@ static int terminate(struct sd_ep *ep, uint32_t code, uint32_t tag, const char *
 	t.code = code;
 	sd_dbg("%s: terminate (%s)", sd_obj_name(&ep->obj).s, why);
 	trace_refused(ep, why);
-	sd_ep_close(ep, DAT_CONNECTION_EVENT_BROKEN, &t, why);
+	sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, &t, why);
 	return RX_STOP;
 }
 
@@ -148,7 +148,7 @@ static int take_receive(struct sd_ep *ep)
 			sd_srq_release(ep->srq, w, false);
 		else
 			sd_wq_pop(&ep->rq);
-		sd_dto_complete(ep, &c, true, DAT_DTO_LENGTH_ERROR, 0);
+		sd_complete_dto(ep, &c, true, DAT_DTO_LENGTH_ERROR, 0);
 		ep->rx.wqe = NULL;
 		return terminate(ep, SD_TERM_LENGTH, ep->rx.executed,
 				 "message longer than the receive");
@@ -210,7 +210,7 @@ static int receive_done(struct sd_ep *ep)
 		sd_cnt_add(ep->cnt, DCNT_EP_RECV_DATA, h->len);
 	}
 	/* RECV-1, RECV-2: the whole message, front segments first. */
-	sd_dto_complete(ep, &c, true, DAT_DTO_SUCCESS, h->len);
+	sd_complete_dto(ep, &c, true, DAT_DTO_SUCCESS, h->len);
 	return RX_GO;
 }
 
@@ -472,7 +472,7 @@ static int rx_terminate(struct sd_ep *ep)
 			w->status = DAT_DTO_ERR_BAD_RESPONSE;
 		break;
 	}
-	sd_ep_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "peer terminated");
+	sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "peer terminated");
 	return RX_STOP;
 }
 
@@ -488,7 +488,7 @@ static int rx_disconnect(struct sd_ep *ep)
 	sd_cnt_inc(ep->obj.ia->cnt, ep->tx.disc_sent ? DCNT_IA_CM_DREP_RX :
 		   DCNT_IA_CM_DREQ_RX);
 	sd_cm_peer_order(ep);
-	sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
+	sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 		    ep->tx.disc_sent ? NULL : &d, "peer disconnected");
 	return RX_STOP;
 }
@@ -734,7 +734,7 @@ static void rx_eof(struct sd_ep *ep, ssize_t n, int err)
 	if (n < 0 && (err == ECONNRESET || err == EPIPE))
 		clean = true;
 	sd_cm_peer_order(ep);
-	sd_ep_close(ep, clean ? DAT_CONNECTION_EVENT_DISCONNECTED :
+	sd_qp_close(ep, clean ? DAT_CONNECTION_EVENT_DISCONNECTED :
 		    DAT_CONNECTION_EVENT_BROKEN, NULL,
 		    clean ? "peer closed" : "connection lost");
 }
@@ -816,7 +816,7 @@ eof_or_again:
 void sd_ep_io(struct sd_ep *ep, int status, int events)
 {
 	if (status < 0 && !(events & (UV_READABLE | UV_WRITABLE))) {
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "socket error");
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "socket error");
 		return;
 	}
 	if (events & UV_WRITABLE) {
@@ -839,7 +839,7 @@ void sd_ep_io(struct sd_ep *ep, int status, int events)
 			sd_progress_park(ep);
 	} else if (events & UV_DISCONNECT && ep->rx.state == SD_RX_BUF) {
 		/* RNR, and the peer has gone: nothing more will be read. */
-		sd_ep_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
 			    "peer closed while waiting for a receive");
 		return;
 	}

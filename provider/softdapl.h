@@ -77,8 +77,8 @@
  *   1  util.c obj.c trace.c params.c
  *   2  engine.c
  *   3
- *   4  tx.c rx.c progress.c cm.c fault.c udcm.c
- *   5s
+ *   4  qp.c complete.c tx.c rx.c progress.c cm.c fault.c udcm.c
+ *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
  *   5d provider.c ext.c trace-api.c
  * LAYERS-END
@@ -709,13 +709,6 @@ DAT_RETURN sd_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
 			  const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
 			  DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
 			  uint16_t *nsge, uint64_t *total);
-
-/*
- * True when completion flags @f are ones a post may carry, with
- * UNSIGNALLED only if the EP's @allowed flags have it (SEND-3, RECV-4,
- * WRITE-3).
- */
-bool sd_post_flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed);
 
 /* Allocates the ring; 0 or -ENOMEM. An empty ring (size 0) is allowed. */
 int sd_wq_init(struct sd_wq *wq, uint32_t size, uint32_t max_sge);

@@ -15,7 +15,7 @@
  * i.e. CONNECTED or DISCONNECT_PENDING: the engine reads frames (rx.c)
  * only then, and sd_srq_take is called only from there. SRQ-7: a buffer
  * taken is completed exactly once, filled (rx.c) or flushed when its EP
- * becomes DISCONNECTED (post.c, sd_ep_flush); only an EP freed with it
+ * becomes DISCONNECTED (post.c, sd_qp_flush); only an EP freed with it
  * gives it back unused (requeued at the front).
  *
  * Counts: "posted" buffers wait in avail; "taken" ones are held by an EP
@@ -490,7 +490,7 @@ struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep)
 
 	pthread_mutex_lock(&srq->lock);
 	if (srq->avail_count > 0) {
-		if (sd_ep_check_watermarks(ep, 1)) {
+		if (sd_qp_check_watermarks(ep, 1)) {
 			pthread_mutex_unlock(&srq->lock);
 			return NULL;
 		}
@@ -564,7 +564,7 @@ static void srq_resume_cmd(struct sd_cmd *cmd)
 		/* Off the list, so a failed take queues it at the end. */
 		sd_list_del(&ep->srq_node);
 		ep->srq_waiting = false;
-		sd_ep_get(ep);
+		sd_qp_get(ep);
 		pthread_mutex_unlock(&srq->lock);
 		pthread_mutex_lock(&ep->lock);
 		if (ep->sock != NULL && ep->rx.state == SD_RX_BUF) {
@@ -575,7 +575,7 @@ static void srq_resume_cmd(struct sd_cmd *cmd)
 			}
 		}
 		pthread_mutex_unlock(&ep->lock);
-		sd_ep_put(ep);
+		sd_qp_put(ep);
 		pthread_mutex_lock(&srq->lock);
 	}
 	pthread_mutex_unlock(&srq->lock);

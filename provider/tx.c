@@ -90,7 +90,7 @@ void sd_tx_complete_acked(struct sd_ep *ep)
 
 			sd_wq_pop(&ep->sq);
 			ep->tx.next--;
-			sd_dto_complete(ep, &c, false, c.status, c.len);
+			sd_complete_dto(ep, &c, false, c.status, c.len);
 		}
 	}
 }
@@ -498,7 +498,7 @@ void sd_tx_progress(struct sd_ep *ep)
 				return;
 			}
 			sd_dbg("ep %p: send: %s", (void *)ep, strerror(errno));
-			sd_ep_close(ep, errno == EPIPE || errno == ECONNRESET ?
+			sd_qp_close(ep, errno == EPIPE || errno == ECONNRESET ?
 				    DAT_CONNECTION_EVENT_DISCONNECTED :
 				    DAT_CONNECTION_EVENT_BROKEN, NULL, "send failed");
 			return;

@@ -47,6 +47,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "ep.h"		/* SD_EVENT_WATERMARK */
 #include "entry.h"
 #include "ext.h"
@@ -183,9 +184,9 @@ void sd_ud_set_state(struct sd_ud_ep *ep, DAT_EP_STATE to, const char *why)
 	if (ep->state == to)
 		return;
 	sd_dbg("ud %s %s => %s (%s)", sd_obj_name(&ep->obj).s,
-	       sd_ep_state_name(ep->state), sd_ep_state_name(to), why);
-	sd_trace("state", sd_obj_name(&ep->obj).s, sd_ep_state_name(ep->state),
-		 "to=%s why=\"%s\"", sd_ep_state_name(to), why);
+	       sd_qp_state_name(ep->state), sd_qp_state_name(to), why);
+	sd_trace("state", sd_obj_name(&ep->obj).s, sd_qp_state_name(ep->state),
+		 "to=%s why=\"%s\"", sd_qp_state_name(to), why);
 	ep->state = to;
 }
 
@@ -1293,7 +1294,7 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	ud_post_attr(ep, false, &pa);
-	if (!sd_post_flags_ok(flags, pa.flags))
+	if (!sd_api_flags_ok(flags, pa.flags))
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (a == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
@@ -1383,7 +1384,7 @@ static DAT_RETURN DAT_API ud_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	if (ep->srq != NULL)	/* its receives come from the SRQ */
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
 	ud_post_attr(ep, true, &pa);
-	if (!sd_post_flags_ok(flags, pa.flags))	/* RECV-4 */
+	if (!sd_api_flags_ok(flags, pa.flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	ia = ep->obj.ia;
 	ret = sd_resolve_iov(ia, pa.pz, n, iov, pa.max_iov,
@@ -1546,7 +1547,7 @@ static void ud_swap_ref(struct sd_evd **slot, struct sd_evd *to)
  * DAT_INSUFFICIENT_RESOURCES (DAT_RESOURCE_MEMORY) when new queues cannot
  * be allocated; a failed call changes nothing. The checks that need no
  * EP, and the copy of the masked attributes, are ep.c's own
- * (sd_ep_modify_args, sd_ep_modify_attr_check, sd_ep_attr_take).
+ * (sd_api_modify_args, sd_api_modify_attr_check, sd_api_attr_take).
  * Handles in @p are read only for the fields @mask names. Any consumer
  * thread, no lock held: takes ia->lock (EVD and PZ references), then
  * ep->lock. Allocates (the queues), but not on the data path.
@@ -1567,7 +1568,7 @@ static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	ia = ep->obj.ia;
-	ret = sd_ep_modify_args(ia, mask, p, &pz);
+	ret = sd_api_modify_args(ia, mask, p, &pz);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE) {
@@ -1586,7 +1587,7 @@ static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		if (bad)
 			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	}
-	ret = sd_ep_modify_attr_check(mask, &p->ep_attr,
+	ret = sd_api_modify_attr_check(mask, &p->ep_attr,
 				      (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD);
 	if (ret != DAT_SUCCESS)
 		return ret;
@@ -1595,7 +1596,7 @@ static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	pthread_mutex_lock(&ia->lock);
 	pthread_mutex_lock(&ep->lock);
 	in = ep->attr;
-	sd_ep_attr_take(&in, mask, &p->ep_attr);
+	sd_api_attr_take(&in, mask, &p->ep_attr);
 	if (!ud_attr(&in, &a, ep->srq != NULL)) {
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		goto out;
