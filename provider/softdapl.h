@@ -77,7 +77,7 @@
  *   1  util.c obj.c trace.c params.c
  *   2  engine.c
  *   3
- *   4  qp.c complete.c tx.c rx.c progress.c cm.c fault.c udcm.c
+ *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
  *   5d provider.c ext.c trace-api.c
