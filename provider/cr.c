@@ -216,3 +216,11 @@ DAT_RETURN DAT_API sd_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 	sd_engine_submit(&cr->cmd);
 	return DAT_SUCCESS;
 }
+
+/* ia_close (sd_obj_close): a pending request is rejected. */
+static void cr_close(struct sd_obj *o)
+{
+	sd_cr_reject((DAT_CR_HANDLE)o, 0, NULL);
+}
+
+SD_OBJ_CLOSE_OP(SD_MAGIC_CR, cr_close)

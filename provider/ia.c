@@ -253,44 +253,58 @@ static void ia_free(struct sd_ia *ia)
  * Destroys every object of @ia in the order softdapl.h gives (what uses
  * a thing goes before it). No lock held; @ia is no longer listed.
  */
+/* The first object on @list of @ia, or NULL. Takes ia->lock. */
+static struct sd_obj *first_obj(struct sd_ia *ia, struct sd_list *list)
+{
+	struct sd_obj *o = NULL;
+
+	pthread_mutex_lock(&ia->lock);
+	if (!sd_list_empty(list))
+		o = sd_container_of(list->next, struct sd_obj, node);
+	pthread_mutex_unlock(&ia->lock);
+	return o;
+}
+
+/*
+ * ia_close's teardown of what the consumer left open, in this order: the
+ * IB extension's UD objects; the service points (PSPs and CSPs), RSPs,
+ * CRs, EPs (flushed as by an abrupt disconnect, nothing reported) and
+ * SRQs; then, once the engine has run everything queued for them and no
+ * longer touches them nor the IA's memory, the RMRs, LMRs, PZs, EVDs and
+ * CNOs. Each goes through its kind's close op (sd_obj_close) or the core
+ * below; each may assume that what comes earlier is gone. No lock held.
+ */
 static void ia_teardown(struct sd_ia *ia)
 {
-	struct sd_list *lists[] = { &ia->rmrs, &ia->lmrs, &ia->pzs, &ia->evds,
-				    &ia->cnos };
+	struct sd_list *entry_lists[] = { &ia->rsps, &ia->crs };
+	struct sd_list *mem_lists[] = { &ia->rmrs, &ia->lmrs, &ia->pzs };
+	struct sd_obj *o;
 	size_t i;
 
 	sd_ud_ia_close(ia);	/* the IB extension's UD objects (udcm.c) */
-	sd_ep_destroy_all(ia);
-	for (i = 0; i < SD_ARRAY_SIZE(lists); i++) {
-		for (;;) {
-			struct sd_obj *obj = NULL;
+	while ((o = first_obj(ia, &ia->psps)) != NULL)	/* PSPs and CSPs */
+		sd_sp_release(sd_container_of(o, struct sd_sp, obj));
+	for (i = 0; i < SD_ARRAY_SIZE(entry_lists); i++)
+		while ((o = first_obj(ia, entry_lists[i])) != NULL)
+			sd_obj_close(o);
+	while ((o = first_obj(ia, &ia->eps)) != NULL) {
+		struct sd_ep *ep = sd_container_of(o, struct sd_ep, obj);
 
-			pthread_mutex_lock(&ia->lock);
-			if (!sd_list_empty(lists[i]))
-				obj = sd_container_of(lists[i]->next,
-						      struct sd_obj, node);
-			pthread_mutex_unlock(&ia->lock);
-			if (obj == NULL)
-				break;
-			switch (obj->magic) {
-			case SD_MAGIC_RMR:
-				sd_rmr_destroy(sd_container_of(obj, struct sd_rmr, obj));
-				break;
-			case SD_MAGIC_LMR:
-				sd_lmr_destroy(sd_container_of(obj, struct sd_lmr, obj));
-				break;
-			case SD_MAGIC_PZ:
-				sd_pz_destroy(sd_container_of(obj, struct sd_pz, obj));
-				break;
-			case SD_MAGIC_EVD:
-				sd_evd_destroy(sd_container_of(obj, struct sd_evd, obj));
-				break;
-			default:
-				sd_cno_destroy(sd_container_of(obj, struct sd_cno, obj));
-				break;
-			}
-		}
+		pthread_mutex_lock(&ep->lock);
+		sd_qp_release(ep);
 	}
+	while ((o = first_obj(ia, &ia->srqs)) != NULL)
+		sd_obj_close(o);
+	/* Everything queued above has run: the engine is done with them. */
+	sd_engine_sync();
+
+	for (i = 0; i < SD_ARRAY_SIZE(mem_lists); i++)
+		while ((o = first_obj(ia, mem_lists[i])) != NULL)
+			sd_obj_close(o);
+	while ((o = first_obj(ia, &ia->evds)) != NULL)
+		sd_evd_destroy(sd_container_of(o, struct sd_evd, obj));
+	while ((o = first_obj(ia, &ia->cnos)) != NULL)
+		sd_cno_destroy(sd_container_of(o, struct sd_cno, obj));
 }
 
 DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,

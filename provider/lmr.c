@@ -659,13 +659,14 @@ DAT_RETURN DAT_API sd_lmr_free(DAT_LMR_HANDLE lmr_handle)
 }
 
 /*
- * ia_close: whatever its references. RMRs are gone already; LMRs made
+ * ia_close (sd_obj_close): whatever its references. RMRs are gone already; LMRs made
  * over this one forget it (they are destroyed next, and must not count
  * down a freed parent).
  */
-void sd_lmr_destroy(struct sd_lmr *lmr)
+static void lmr_close(struct sd_obj *o)
 {
-	struct sd_ia *ia = lmr->obj.ia;
+	struct sd_lmr *lmr = sd_container_of(o, struct sd_lmr, obj);
+	struct sd_ia *ia = o->ia;
 	struct sd_list *pos;
 
 	pthread_mutex_lock(&ia->lock);
@@ -886,3 +887,5 @@ DAT_RETURN DAT_API sd_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 {
 	return lmr_sync(ia_handle, segs, n);
 }
+
+SD_OBJ_CLOSE_OP(SD_MAGIC_LMR, lmr_close)

@@ -12,6 +12,7 @@
  * the consumer's error; the magic, cleared at free, catches the common
  * case of a handle used again after its object was freed.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,4 +178,43 @@ DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia)
 	if (dats_get_ia_handle(ia, &h) != DAT_SUCCESS)
 		return ia;
 	return h;
+}
+
+/*
+ * The close ops (softdapl.h, SD_OBJ_CLOSE_OP): written by constructors
+ * while the library loads, before any thread of it exists; read only
+ * afterwards, so no lock.
+ */
+static struct {
+	uint32_t	magic;
+	sd_obj_close_fn	fn;
+} closers[8];
+
+void sd_obj_set_close(uint32_t magic, sd_obj_close_fn fn)
+{
+	size_t i;
+
+	for (i = 0; i < SD_ARRAY_SIZE(closers); i++) {
+		if (closers[i].fn == NULL || closers[i].magic == magic) {
+			closers[i].magic = magic;
+			closers[i].fn = fn;
+			return;
+		}
+	}
+	assert(!"more kinds than closers[] holds");
+}
+
+void sd_obj_close(struct sd_obj *o)
+{
+	uint32_t magic = o->magic;
+	size_t i;
+
+	for (i = 0; i < SD_ARRAY_SIZE(closers) && closers[i].fn; i++) {
+		if (closers[i].magic == magic) {
+			closers[i].fn(o);
+			return;
+		}
+	}
+	sd_log("no close op for object kind 0x%08x", (unsigned)magic);
+	assert(!"no close op registered");
 }

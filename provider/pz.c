@@ -80,9 +80,11 @@ DAT_RETURN DAT_API sd_pz_free(DAT_PZ_HANDLE pz_handle)
 	return DAT_SUCCESS;
 }
 
-void sd_pz_destroy(struct sd_pz *pz)
+/* ia_close: whatever its references (sd_obj_close). */
+static void pz_close(struct sd_obj *o)
 {
-	struct sd_ia *ia = pz->obj.ia;
+	struct sd_pz *pz = sd_container_of(o, struct sd_pz, obj);
+	struct sd_ia *ia = o->ia;
 
 	pthread_mutex_lock(&ia->lock);
 	sd_list_del(&pz->obj.node);
@@ -90,3 +92,5 @@ void sd_pz_destroy(struct sd_pz *pz)
 	pthread_mutex_unlock(&ia->lock);
 	free(pz);
 }
+
+SD_OBJ_CLOSE_OP(SD_MAGIC_PZ, pz_close)

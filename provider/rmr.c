@@ -346,30 +346,12 @@ int sd_rmr_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 }
 
 /*
- * dat_rmr_free(3): allowed bound or not; a bound RMR is unbound first,
- * so its context grants nothing from here on.
- */
-DAT_RETURN DAT_API sd_rmr_free(DAT_RMR_HANDLE rmr_handle)
-{
-	struct sd_rmr *rmr = rmr_of(rmr_handle);
-	struct sd_ia *ia;
-
-	if (rmr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
-	ia = rmr->obj.ia;
-	/* Counted while the RMR is the IA's (see sd_pz_free). */
-	sd_cnt_inc(ia->cnt, DCNT_IA_RMR_FREE);
-	sd_rmr_destroy(rmr);	/* @rmr may be gone from here on */
-	return DAT_SUCCESS;
-}
-
-/*
  * Unlists @rmr and unbinds it; frees it now, or, with binds in flight,
  * marks it for the last of them to free (they hold a pointer to it).
  * Nothing touches @rmr after the memory lock is dropped unless it is
  * ours to free.
  */
-void sd_rmr_destroy(struct sd_rmr *rmr)
+static void rmr_destroy(struct sd_rmr *rmr)
 {
 	struct sd_ia *ia = rmr->obj.ia;
 	bool now;
@@ -390,3 +372,29 @@ void sd_rmr_destroy(struct sd_rmr *rmr)
 	if (now)
 		free(rmr);
 }
+
+/*
+ * dat_rmr_free(3): allowed bound or not; a bound RMR is unbound first,
+ * so its context grants nothing from here on.
+ */
+DAT_RETURN DAT_API sd_rmr_free(DAT_RMR_HANDLE rmr_handle)
+{
+	struct sd_rmr *rmr = rmr_of(rmr_handle);
+	struct sd_ia *ia;
+
+	if (rmr == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+	ia = rmr->obj.ia;
+	/* Counted while the RMR is the IA's (see sd_pz_free). */
+	sd_cnt_inc(ia->cnt, DCNT_IA_RMR_FREE);
+	rmr_destroy(rmr);	/* @rmr may be gone from here on */
+	return DAT_SUCCESS;
+}
+
+/* ia_close (sd_obj_close): as dat_rmr_free, uncounted. */
+static void rmr_close(struct sd_obj *o)
+{
+	rmr_destroy(sd_container_of(o, struct sd_rmr, obj));
+}
+
+SD_OBJ_CLOSE_OP(SD_MAGIC_RMR, rmr_close)

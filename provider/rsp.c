@@ -131,3 +131,11 @@ DAT_RETURN DAT_API sd_rsp_free(DAT_RSP_HANDLE h)
 	sd_sp_release(sp);	/* the engine drops sp's EP reference */
 	return DAT_SUCCESS;
 }
+
+/* ia_close (sd_obj_close): as dat_rsp_free. */
+static void rsp_close(struct sd_obj *o)
+{
+	sd_rsp_free((DAT_RSP_HANDLE)o);
+}
+
+SD_OBJ_CLOSE_OP(SD_MAGIC_RSP, rsp_close)

@@ -238,6 +238,24 @@ void sd_obj_init(struct sd_obj *obj, struct sd_ia *ia, uint32_t magic,
 		 DAT_HANDLE_TYPE type);
 
 /*
+ * The IA's teardown (ia.c, ia_close) destroys what the consumer left
+ * open through each kind's close op, which the file that owns the kind
+ * registers before main (SD_OBJ_CLOSE_OP): a function pointer from the
+ * entry layer, so that ia.c names no other entry-point file. A close op
+ * unlists and frees @o whatever its state and references, takes the
+ * locks it needs (the caller holds none), and may assume that what the
+ * teardown's order puts earlier is gone.
+ */
+typedef void (*sd_obj_close_fn)(struct sd_obj *o);
+void sd_obj_set_close(uint32_t magic, sd_obj_close_fn fn);
+void sd_obj_close(struct sd_obj *o);
+#define SD_OBJ_CLOSE_OP(magic, fn)					\
+	static void __attribute__((constructor)) fn##_register(void)	\
+	{								\
+		sd_obj_set_close(magic, fn);				\
+	}
+
+/*
  * The object behind a consumer handle when it is a live object of kind
  * @magic, else NULL. Handles below one page are never objects.
  */
@@ -369,19 +387,6 @@ DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia);
  */
 void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
 		       DAT_COUNT reason);
-
-/*
- * ia_close's teardown, in this order: sd_ep_destroy_all, then the RMRs,
- * LMRs and PZs, then sd_evd_destroy and sd_cno_destroy for each EVD and
- * CNO. Each destroy function unlists and frees its object whatever its
- * references, takes ia->lock itself (the caller holds no lock), and may
- * assume that what comes earlier in the order is already gone.
- *
- * sd_ep_destroy_all (ep.c) destroys every EP, PSP, RSP, CR and SRQ of @ia
- * (flushing as an abrupt disconnect does) and returns once the engine no
- * longer touches any of them nor the IA's memory.
- */
-void sd_ep_destroy_all(struct sd_ia *ia);
 
 /* ------------------------------------------------------------------ */
 /* Memory (pz.c, lmr.c, rmr.c)                                        */
@@ -605,10 +610,6 @@ void sd_rmr_bind_abort(struct sd_bind *b);
 int sd_rmr_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 		      DAT_RMR_CONTEXT ctx);
 
-/* ia_close's teardown of the memory objects (see sd_ep_destroy_all). */
-void sd_rmr_destroy(struct sd_rmr *rmr);
-void sd_lmr_destroy(struct sd_lmr *lmr);
-void sd_pz_destroy(struct sd_pz *pz);
 
 /* ------------------------------------------------------------------ */
 /* Limits of EPs, SRQs and the wire (ep.c, srq.c, cm.c; ia_query)      */

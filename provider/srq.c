@@ -580,3 +580,12 @@ static void srq_resume_cmd(struct sd_cmd *cmd)
 	}
 	pthread_mutex_unlock(&srq->lock);
 }
+
+/* ia_close (sd_obj_close), once the IA's EPs are gone. */
+static void srq_close(struct sd_obj *o)
+{
+	sd_container_of(o, struct sd_srq, obj)->eps = 0;
+	sd_srq_free((DAT_SRQ_HANDLE)o);
+}
+
+SD_OBJ_CLOSE_OP(SD_MAGIC_SRQ, srq_close)

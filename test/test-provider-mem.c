@@ -630,7 +630,10 @@ TEST_IMPL(provider_mem_rmr)
 	return 0;
 }
 
-/* ia_close's teardown functions free objects whatever their references. */
+/*
+ * ia_close's teardown frees objects whatever their references, through
+ * each kind's registered close op.
+ */
 TEST_IMPL(provider_mem_destroy)
 {
 	struct sd_ia *ia = unit_ia();
@@ -640,9 +643,9 @@ TEST_IMPL(provider_mem_destroy)
 	DAT_RMR_HANDLE rmr;
 
 	ASSERT_OK(sd_rmr_create(pz, &rmr));
-	sd_rmr_destroy(rmr);
-	sd_lmr_destroy(lmr);
-	sd_pz_destroy(pz);
+	sd_obj_close((struct sd_obj *)rmr);
+	sd_obj_close(&lmr->obj);
+	sd_obj_close(&pz->obj);
 	unit_ia_free(ia);
 	return 0;
 }
