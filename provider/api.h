@@ -8,9 +8,6 @@
 
 #include "ep.h"
 
-/* DAT_INVALID_STATE with the subtype of EP state @s. */
-DAT_RETURN sd_api_state_err(DAT_EP_STATE s);
-
 /*
  * dat_ep_modify's argument checks that need no EP, the same for RC EPs
  * (sd_ep_modify) and UD EPs (ud.c ud_ep_modify), which call them in this

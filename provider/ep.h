@@ -507,6 +507,9 @@ void sd_qp_put(struct sd_ep *ep);
 /* "UNCONNECTED", ... for messages. */
 const char *sd_qp_state_name(DAT_EP_STATE s);
 
+/* DAT_INVALID_STATE with the subtype of EP state @s (dat_error.h). */
+DAT_RETURN sd_qp_state_err(DAT_EP_STATE s);
+
 /*
  * The one transition function: logs "ep %p A => B (why)". Entering
  * DISCONNECTED from a connected state flushes (sd_qp_flush). ep->lock.
@@ -555,6 +558,26 @@ void sd_qp_attr_defaults(DAT_EP_ATTR *a);
  * ep->lock.
  */
 int sd_qp_resize(struct sd_ep *ep, const DAT_EP_ATTR *a);
+
+/*
+ * Completes @tmpl, a post on a DISCONNECTED EP, with DAT_DTO_ERR_FLUSHED
+ * at once (SEND-5, RECV-7, WRITE-4). ep->lock.
+ */
+void sd_qp_flush_one(struct sd_ep *ep, const struct sd_wqe *tmpl);
+
+/*
+ * Queues the bind @b (checked by dat_rmr_bind in rmr.c, with @ep's
+ * handle and @flags) on @ep's request queue, where it takes effect in
+ * order with the EP's other requests (the RMR's old binding works until
+ * then) and completes with DAT_RMR_BIND_COMPLETION_EVENT on the request
+ * EVD. Checks the state (CONNECTED, or DISCONNECTED where it is flushed
+ * at once), the PZ and the queue; reserves the new context and stores it
+ * in *@ctx (0 when flushed or unbinding). Returns the DAT_RETURN for the
+ * consumer. Takes ep->lock.
+ */
+DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
+			   DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
+			   DAT_RMR_CONTEXT *ctx);
 
 /*
  * Releases @ep whatever its state (dat_ep_free, sd_qp_destroy, the IA's

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The DTO entry points: dat_ep_post_send, _recv, _rdma_write, _rdma_read,
- * _send_with_invalidate, _rdma_read_to_rmr; the EP half of dat_rmr_bind
- * (sd_post_bind, a request like the others); and the IB extension's
+ * _send_with_invalidate, _rdma_read_to_rmr; and the IB extension's
  * requests for ext.c (sd_post_write_imm, sd_post_atomic).
  *
  * THE CONTRACT (STYLE.md habit 4). A post that fails synchronously
@@ -126,14 +125,6 @@ DAT_RETURN sd_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
 	}
 	*nsge = k;
 	return DAT_SUCCESS;
-}
-
-/* A post on a DISCONNECTED EP: flushed at once, no slot needed. */
-static void flush_now(struct sd_ep *ep, const struct sd_wqe *tmpl)
-{
-	struct sd_wqe w = *tmpl;
-
-	sd_complete_dto(ep, &w, w.op == SD_WR_RECV, DAT_DTO_ERR_FLUSHED, 0);
 }
 
 /*
@@ -350,11 +341,11 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 		count_post(ep, q->op, total);
 		if (sd_trace_enabled())
 			trace_post(h, q, DAT_SUCCESS, total, nsge);
-		flush_now(ep, &tmpl);		/* SEND-5, WRITE-4 */
+		sd_qp_flush_one(ep, &tmpl);		/* SEND-5, WRITE-4 */
 		goto out;
 	}
 	if (ep->state != DAT_EP_STATE_CONNECTED) {	/* SEND-4, WRITE-4 */
-		ret = sd_api_state_err(ep->state);
+		ret = sd_qp_state_err(ep->state);
 		goto out;
 	}
 	if (total > (q->op == SD_WR_SEND ? ep->peer_max_msg : ep->peer_max_rdma)) {
@@ -551,63 +542,6 @@ DAT_RETURN sd_post_atomic(DAT_EP_HANDLE ep, enum sd_atomic_op op,
 	return post_request(ep, &q);
 }
 
-DAT_RETURN sd_post_bind(DAT_EP_HANDLE h, const struct sd_bind *b,
-			DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
-			DAT_RMR_CONTEXT *ctx)
-{
-	struct sd_ep *ep = sd_ep_from_handle(h);
-	struct sd_wqe *w, tmpl;
-	DAT_RETURN ret = DAT_SUCCESS;
-
-	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!sd_api_flags_ok(flags, ep->attr.request_completion_flags) ||
-	    (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
-
-	memset(&tmpl, 0, sizeof(tmpl));
-	tmpl.cookie = cookie;
-	tmpl.flags = flags;
-	tmpl.op = SD_WR_BIND;
-	tmpl.status = SD_WQE_PENDING;
-	tmpl.x.bind = *b;
-
-	pthread_mutex_lock(&ep->lock);
-	if (ep->pz != b->rmr->pz) {
-		ret = SD_ERR(DAT_PROTECTION_VIOLATION, 0);
-		goto out;
-	}
-	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
-		*ctx = 0;		/* dat_rmr_bind(3): flushed at once */
-		flush_now(ep, &tmpl);
-		goto out;
-	}
-	if (ep->state != DAT_EP_STATE_CONNECTED) {
-		ret = sd_api_state_err(ep->state);
-		goto out;
-	}
-	w = sd_wq_next(&ep->sq);
-	if (w == NULL) {
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
-		goto out;
-	}
-	ret = sd_rmr_bind_reserve(&tmpl.x.bind);
-	if (ret != DAT_SUCCESS)
-		goto out;
-	{
-		struct sd_sge *slots = w->sge;
-
-		*w = tmpl;
-		w->sge = slots;
-	}
-	sd_wq_push(&ep->sq);
-	*ctx = tmpl.x.bind.ctx;
-	sd_tx_progress(ep);
-out:
-	pthread_mutex_unlock(&ep->lock);
-	return ret;
-}
-
 DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 				   DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
 				   DAT_COMPLETION_FLAGS flags)
@@ -642,7 +576,7 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	sd_cnt_inc(ep->cnt, DCNT_EP_POST_RECV);
 	sd_cnt_add(ep->cnt, DCNT_EP_POST_RECV_DATA, total);
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {	/* RECV-7 */
-		flush_now(ep, &tmpl);
+		sd_qp_flush_one(ep, &tmpl);
 		goto out;
 	}
 	w = sd_wq_next(&ep->rq);			/* RECV-6: any state */

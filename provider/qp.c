@@ -84,6 +84,31 @@ const char *sd_qp_state_name(DAT_EP_STATE s)
 	return (unsigned)s < SD_ARRAY_SIZE(state_names) && state_names[s] ?
 	       state_names[s] : "?";
 }
+/* The DAT_INVALID_STATE subtype of each state (dat_error.h). */
+static const DAT_RETURN_SUBTYPE state_subtypes[] = {
+	[DAT_EP_STATE_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONNECTED,
+	[DAT_EP_STATE_UNCONFIGURED_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONFIGURED,
+	[DAT_EP_STATE_RESERVED] = DAT_INVALID_STATE_EP_RESERVED,
+	[DAT_EP_STATE_UNCONFIGURED_RESERVED] = DAT_INVALID_STATE_EP_UNCONFRESERVED,
+	[DAT_EP_STATE_PASSIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_PASSCONNPENDING,
+	[DAT_EP_STATE_UNCONFIGURED_PASSIVE] = DAT_INVALID_STATE_EP_UNCONFPASSIVE,
+	[DAT_EP_STATE_ACTIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_ACTCONNPENDING,
+	[DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_TENTCONNPENDING,
+	[DAT_EP_STATE_UNCONFIGURED_TENTATIVE] = DAT_INVALID_STATE_EP_UNCONFTENTATIVE,
+	[DAT_EP_STATE_CONNECTED] = DAT_INVALID_STATE_EP_CONNECTED,
+	[DAT_EP_STATE_DISCONNECT_PENDING] = DAT_INVALID_STATE_EP_DISCPENDING,
+	[DAT_EP_STATE_DISCONNECTED] = DAT_INVALID_STATE_EP_DISCONNECTED,
+	[DAT_EP_STATE_COMPLETION_PENDING] = DAT_INVALID_STATE_EP_COMPLPENDING,
+	[DAT_EP_STATE_CONNECTED_SINGLE_PATH] = DAT_INVALID_STATE_EP_CONNECTED,
+	[DAT_EP_STATE_CONNECTED_MULTI_PATH] = DAT_INVALID_STATE_EP_CONNECTED,
+};
+
+DAT_RETURN sd_qp_state_err(DAT_EP_STATE s)
+{
+	return SD_ERR(DAT_INVALID_STATE,
+		      (unsigned)s < SD_ARRAY_SIZE(state_subtypes) ?
+		      state_subtypes[s] : 0);
+}
 
 void sd_qp_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why)
 {
@@ -478,4 +503,62 @@ int sd_qp_resize(struct sd_ep *ep, const DAT_EP_ATTR *a)
 	ep->tx.resp = tmp.tx.resp;
 	ep->rd_in_max = tmp.rd_in_max;
 	return 0;
+}
+
+/* A post on a DISCONNECTED EP: flushed at once, no slot needed. */
+void sd_qp_flush_one(struct sd_ep *ep, const struct sd_wqe *tmpl)
+{
+	struct sd_wqe w = *tmpl;
+
+	sd_complete_dto(ep, &w, w.op == SD_WR_RECV, DAT_DTO_ERR_FLUSHED, 0);
+}
+
+DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
+			   DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
+			   DAT_RMR_CONTEXT *ctx)
+{
+	struct sd_wqe *w, tmpl;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.cookie = cookie;
+	tmpl.flags = flags;
+	tmpl.op = SD_WR_BIND;
+	tmpl.status = SD_WQE_PENDING;
+	tmpl.x.bind = *b;
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->pz != b->rmr->pz) {
+		ret = SD_ERR(DAT_PROTECTION_VIOLATION, 0);
+		goto out;
+	}
+	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
+		*ctx = 0;		/* dat_rmr_bind(3): flushed at once */
+		sd_qp_flush_one(ep, &tmpl);
+		goto out;
+	}
+	if (ep->state != DAT_EP_STATE_CONNECTED) {
+		ret = sd_qp_state_err(ep->state);
+		goto out;
+	}
+	w = sd_wq_next(&ep->sq);
+	if (w == NULL) {
+		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		goto out;
+	}
+	ret = sd_rmr_bind_reserve(&tmpl.x.bind);
+	if (ret != DAT_SUCCESS)
+		goto out;
+	{
+		struct sd_sge *slots = w->sge;
+
+		*w = tmpl;
+		w->sge = slots;
+	}
+	sd_wq_push(&ep->sq);
+	*ctx = tmpl.x.bind.ctx;
+	sd_tx_progress(ep);
+out:
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
 }

@@ -14,7 +14,7 @@
  * dat_rmr_create_for_ep only on the EP it was bound through (scope EP;
  * dat_rmr_create's are of scope PZ: any EP of the PZ).
  *
- * A bind is a request of an EP (post.c, sd_post_bind): it waits in the
+ * A bind is a request of an EP (qp.c, sd_qp_post_bind): it waits in the
  * request queue behind the EP's earlier requests, takes effect when the
  * transmitter reaches it (tx.c: so every later request of that EP, a
  * SEND carrying the new context included, goes out after it, which is
@@ -42,7 +42,8 @@
 
 #include <dat2/dat_ib_extensions.h>
 
-#include "softdapl.h"
+#include "api.h"
+#include "ep.h"
 #include "entry.h"
 
 /* The remote privileges a binding may grant. */
@@ -159,7 +160,8 @@ DAT_RETURN DAT_API sd_rmr_query(DAT_RMR_HANDLE rmr_handle,
 
 /*
  * Checks what the RMR's side of a bind needs, then hands it to the EP
- * (sd_post_bind: the EP, its state and PZ, the flags, the queue).
+ * (the EP and the flags here, then sd_qp_post_bind: its state and PZ,
+ * the queue).
  * Errors, in this order: DAT_INVALID_HANDLE (RMR; for a length other
  * than 0, the LMR, which must be of the RMR's IA), DAT_INVALID_PARAMETER
  * (ARG3: no triplet, a triplet that does not name that LMR or lies
@@ -182,8 +184,9 @@ DAT_RETURN DAT_API sd_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 			       DAT_RMR_CONTEXT *rmr_context)
 {
 	struct sd_rmr *rmr = rmr_of(rmr_handle);
-	struct sd_bind b;
 	DAT_RMR_CONTEXT ignored;
+	struct sd_bind b;
+	struct sd_ep *ep;
 
 	if (rmr == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
@@ -236,7 +239,13 @@ DAT_RETURN DAT_API sd_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 		if (rmr_context == NULL)
 			rmr_context = &ignored;
 	}
-	return sd_post_bind(ep_handle, &b, cookie, flags, rmr_context);
+	ep = sd_ep_from_handle(ep_handle);
+	if (ep == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!sd_api_flags_ok(flags, ep->attr.request_completion_flags) ||
+	    (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+	return sd_qp_post_bind(ep, &b, cookie, flags, rmr_context);
 }
 
 /* Frees @rmr, whose last bind has ended. No lock held. */

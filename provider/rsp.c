@@ -52,7 +52,7 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->rsp != NULL) {
-		ret = sd_api_state_err(ep->state);
+		ret = sd_qp_state_err(ep->state);
 		pthread_mutex_unlock(&ep->lock);
 		goto fail;
 	}

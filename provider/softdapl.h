@@ -572,21 +572,6 @@ DAT_RMR_CONTEXT sd_ctx_next_rmr(struct sd_ia *ia, struct sd_rmr *rmr);
 struct sd_rmr *sd_ctx_find_rmr(const struct sd_ia *ia, DAT_RMR_CONTEXT ctx);
 
 /*
- * post.c: queues the bind @b (checked by dat_rmr_bind in rmr.c) on the
- * request queue of EP @ep, where it takes effect in order with the EP's
- * other requests (the RMR's old binding works until then) and completes
- * with DAT_RMR_BIND_COMPLETION_EVENT on the request EVD. Checks the EP
- * (handle, state: CONNECTED, or DISCONNECTED where it is flushed at once),
- * the PZ, @flags (SUPPRESS, UNSIGNALLED if allowed, BARRIER_FENCE: else
- * DAT_INVALID_ARG8) and the queue; reserves through sd_rmr_bind_reserve
- * and stores the new context in *@ctx (0 when flushed or unbinding).
- * Returns the DAT_RETURN for the consumer.
- */
-DAT_RETURN sd_post_bind(DAT_EP_HANDLE ep, const struct sd_bind *b,
-			DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
-			DAT_RMR_CONTEXT *ctx);
-
-/*
  * rmr.c, for post.c and tx.c, under the memory lock taken inside (callers
  * may hold ep->lock). Reserve: counts the bind as pending, references its
  * LMR and gives it a new context (DAT_SUCCESS or
