@@ -123,7 +123,7 @@
 
 /*
  * Who pushes, which says how evd_push treats a full ring and who calls
- * the CNO's proxy agent (the CNO rule, cno.c).
+ * the CNO's proxy agent (the CNO rule, trigger.c).
  */
 enum evd_push_mode {
 	PUSH_REPORT,	/* the provider, any lock held (sd_evd_post): mark
@@ -167,8 +167,8 @@ static void evd_pop(struct sd_evd *evd, DAT_EVENT *ev)
 }
 
 /*
- * Calls a proxy agent that sd_cno_notify (for dat_evd_post_se) or
- * sd_cno_orphaned returned, if any. No provider lock held.
+ * Calls a proxy agent that sd_trigger_notify (for dat_evd_post_se) or
+ * sd_trigger_orphaned returned, if any. No provider lock held.
  */
 static void evd_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd)
 {
@@ -262,7 +262,7 @@ static const char *evd_state_str(bool enabled, bool waitable, bool overflowed,
  * The proxy agent of a trigger is called by this function after
  * dropping evd->lock for PUSH_QUIET, whose caller holds no other lock,
  * and by the engine thread for PUSH_REPORT, whose caller may hold any
- * (the CNO rule, cno.c). Allocates nothing. Returns 0, or -ENOSPC when
+ * (the CNO rule, trigger.c). Allocates nothing. Returns 0, or -ENOSPC when
  * the event is not queued (full, or overflowed before).
  */
 static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
@@ -338,7 +338,7 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 			evd_wake(evd);
 	} else if (notify && evd->enabled && evd->cno != NULL) {
 		/* CNO-1, CNO-3; the CNO rule */
-		agent = sd_cno_notify(evd->cno, evd, mode == PUSH_QUIET);
+		agent = sd_trigger_notify(evd->cno, evd, mode == PUSH_QUIET);
 	}
 	pthread_mutex_unlock(&evd->lock);
 	evd_call_agent(agent, evd);
@@ -401,7 +401,7 @@ int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
  * Points @evd at @cno (either may be NULL) and moves the CNO references;
  * returns the proxy agent to call with a NULL EVD once every lock is
  * dropped: when @freeing drops the old CNO's last EVD, that CNO releases
- * its waiters and agent (CNO-7, sd_cno_orphaned). Caller holds ia->lock.
+ * its waiters and agent (CNO-7, sd_trigger_orphaned). Caller holds ia->lock.
  */
 static DAT_OS_WAIT_PROXY_AGENT evd_set_cno(struct sd_evd *evd,
 					   struct sd_cno *cno, bool freeing)
@@ -419,9 +419,9 @@ static DAT_OS_WAIT_PROXY_AGENT evd_set_cno(struct sd_evd *evd,
 		return agent;
 	old->refs--;
 	if (freeing)
-		sd_cno_forget_evd(old, evd);
+		sd_trigger_forget_evd(old, evd);
 	if (freeing && old->refs == 0)
-		agent = sd_cno_orphaned(old);
+		agent = sd_trigger_orphaned(old);
 	return agent;
 }
 

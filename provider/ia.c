@@ -23,7 +23,7 @@
  *   event for the async EVD goes through sd_ia_async_error (errors and
  *   the watermark events alike), which holds async_lock while it posts.
  *   The async EVD's CNO proxy agent does not run under it: the engine
- *   thread calls it (the CNO rule, cno.c).
+ *   thread calls it (the CNO rule, trigger.c).
  *
  * The async EVD. DAT 2.0 (dat_ia_open): a consumer passing a handle whose
  * value is DAT_HANDLE_NULL gets an EVD made for the IA, of async_evd_qlen
@@ -304,7 +304,7 @@ static void ia_teardown(struct sd_ia *ia)
 	while ((o = first_obj(ia, &ia->evds)) != NULL)
 		sd_evd_destroy(sd_container_of(o, struct sd_evd, obj));
 	while ((o = first_obj(ia, &ia->cnos)) != NULL)
-		sd_cno_destroy(sd_container_of(o, struct sd_cno, obj));
+		sd_trigger_destroy(sd_container_of(o, struct sd_cno, obj));
 }
 
 DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,

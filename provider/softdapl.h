@@ -9,7 +9,7 @@
  *   ia.c         IA open/query/close; params.c: ia_params parsing
  *   pz.c lmr.c rmr.c                memory: PZ, LMR (contexts, bounds, types),
  *                                   RMR (memory windows, binds)
- *   evd.c cno.c                     events: EVD rings, waiting, CNO
+ *   evd.c cno.c trigger.c           events: EVD rings, waiting, CNO
  *   ep.c         EP lifecycle and state machine   (ep.h: EP, PSP, RSP, CR, SRQ)
  *   psp.c rsp.c cr.c cm.c           service points, requests, handshake
  *   post.c       the DTO entry points (post_send/recv/rdma_write/rdma_read,
@@ -76,7 +76,7 @@
  * LAYERS-BEGIN
  *   1  util.c obj.c trace.c params.c
  *   2  engine.c
- *   3
+ *   3  trigger.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
@@ -803,7 +803,7 @@ DAT_RETURN sd_post_atomic(DAT_EP_HANDLE ep, enum sd_atomic_op op,
 			  DAT_COMPLETION_FLAGS flags);
 
 /* ------------------------------------------------------------------ */
-/* Events (evd.c, cno.c)                                              */
+/* Events (evd.c, cno.c, trigger.c)                                   */
 
 struct sd_cno;
 
@@ -971,7 +971,7 @@ struct sd_cno {
 						 * with a NULL EVD */
 	unsigned		refs;		/* ia->lock: EVDs using it */
 	/*
-	 * The agent calls the engine makes (cno.c, the CNO rule): @due is
+	 * The agent calls the engine makes (trigger.c, the CNO rule): @due is
 	 * an agent a trigger took and nobody called yet, for @due_evd;
 	 * @again says a later trigger found @due taken and left the armed
 	 * agent for the engine to take, for @again_evd. @agent_busy is
@@ -997,17 +997,17 @@ struct sd_cno {
  * caller holds no provider lock once it drops evd->lock) it is returned
  * for the caller to call with @evd after dropping evd->lock, if
  * proxy_agent_func is set; otherwise the engine thread calls it (the
- * CNO rule, cno.c) and a null agent is returned.
+ * CNO rule, trigger.c) and a null agent is returned.
  */
-DAT_OS_WAIT_PROXY_AGENT sd_cno_notify(struct sd_cno *cno, struct sd_evd *evd,
-				      bool direct);
+DAT_OS_WAIT_PROXY_AGENT sd_trigger_notify(struct sd_cno *cno,
+					  struct sd_evd *evd, bool direct);
 
 /*
  * @evd, which fed @cno, is being freed: a trigger of its that the CNO
  * holds (sticky, or an agent call not yet made) no longer names it.
  * Called by evd.c with ia->lock held.
  */
-void sd_cno_forget_evd(struct sd_cno *cno, struct sd_evd *evd);
+void sd_trigger_forget_evd(struct sd_cno *cno, struct sd_evd *evd);
 
 /*
  * The last EVD feeding @cno was freed (dat_cno_wait(3)): every thread in
@@ -1016,7 +1016,7 @@ void sd_cno_forget_evd(struct sd_cno *cno, struct sd_evd *evd);
  * agent, which the CNO forgets, for the caller to call with a NULL EVD
  * once its locks are dropped. Called by evd.c with ia->lock held.
  */
-DAT_OS_WAIT_PROXY_AGENT sd_cno_orphaned(struct sd_cno *cno);
+DAT_OS_WAIT_PROXY_AGENT sd_trigger_orphaned(struct sd_cno *cno);
 
 /*
  * Unlists and frees @cno whatever its references (ia_close abrupt, after
@@ -1024,7 +1024,25 @@ DAT_OS_WAIT_PROXY_AGENT sd_cno_orphaned(struct sd_cno *cno);
  * its last EVD is freed; closes its fd. Takes ia->lock: the caller must
  * not hold it.
  */
-void sd_cno_destroy(struct sd_cno *cno);
+void sd_trigger_destroy(struct sd_cno *cno);
+
+/*
+ * What cno.c uses of trigger.c. sd_trigger_alive: true while @cno has not
+ * been freed or destroyed (cno->lock held). sd_trigger_call_agent calls
+ * @agent with @evd if it has a function; no provider lock held.
+ * sd_trigger_agent_cmd is the engine command that calls the agents the
+ * triggers took (cno->agent_cmd.fn). sd_trigger_retire, on a dead CNO,
+ * moves the agents still owed a call into @owed for the caller to call
+ * with a NULL EVD once its locks are dropped, and returns true when the
+ * caller frees the CNO (sd_trigger_release), false when the agent command
+ * does (cno->lock held). sd_trigger_release frees an unlisted, unused CNO
+ * and closes its fd.
+ */
+bool sd_trigger_alive(const struct sd_cno *cno);
+void sd_trigger_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd);
+void sd_trigger_agent_cmd(struct sd_cmd *cmd);
+bool sd_trigger_retire(struct sd_cno *cno, DAT_OS_WAIT_PROXY_AGENT owed[2]);
+void sd_trigger_release(struct sd_cno *cno);
 
 /* ------------------------------------------------------------------ */
 /* The engine (engine.c)                                              */
