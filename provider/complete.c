@@ -54,13 +54,13 @@ static bool dto_notifies(const struct sd_ep *ep, const struct sd_wqe *w,
 }
 
 /*
- * Posts an event that sd_evd_post_dto cannot express (an RMR bind, an
+ * Posts an event that sd_evq_post_dto cannot express (an RMR bind, an
  * extended DTO, a receive with invalidate), a notification event only
  * when @notify (dto_notifies).
  */
 static int post_event(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
 {
-	return sd_evd_post_completion(evd, ev, notify);
+	return sd_evq_post_completion(evd, ev, notify);
 }
 
 /*
@@ -108,7 +108,7 @@ static void trace_dto(struct sd_ep *ep, const struct sd_wqe *w, bool recv,
 /*
  * Callers free the slot first (pop, release) and complete a copy: the
  * consumer woken by the event may post again into a queue that was full.
- * A completion the EVD cannot hold overflows it (softdapl.h, sd_evd_post):
+ * A completion the EVD cannot hold overflows it (softdapl.h, sd_evq_post):
  * the work request is done all the same and the EP goes on; the loss is
  * the EVD's to report, and this `dto` line says dropped=overflow.
  */
@@ -145,7 +145,7 @@ void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 	}
 	if (!(recv ? w->has_imm : w->op >= SD_WR_WRITE_IMM) &&
 	    !(recv && w->inv && status == DAT_DTO_SUCCESS)) {
-		r = sd_evd_post_dto(evd, (DAT_EP_HANDLE)ep, w->cookie, status,
+		r = sd_evq_post_dto(evd, (DAT_EP_HANDLE)ep, w->cookie, status,
 				    (DAT_SEG_LENGTH)len, dto_op[w->op], notify);
 		goto out;
 	}

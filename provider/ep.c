@@ -88,13 +88,13 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	 * that, and dapltest's limit tests share one EVD among the EPs of
 	 * several IAs.
 	 */
-	recv_evd = sd_evd_arg(recv_h, DAT_EVD_DTO_FLAG, &bad);
+	recv_evd = sd_evq_from_handle(recv_h, DAT_EVD_DTO_FLAG, &bad);
 	if (bad)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	req_evd = sd_evd_arg(req_h, DAT_EVD_DTO_FLAG, &bad);
+	req_evd = sd_evq_from_handle(req_h, DAT_EVD_DTO_FLAG, &bad);
 	if (bad)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	conn_evd = sd_evd_arg(conn_h, DAT_EVD_CONNECTION_FLAG, &bad);
+	conn_evd = sd_evq_from_handle(conn_h, DAT_EVD_CONNECTION_FLAG, &bad);
 	if (bad)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	if (srq_h != DAT_HANDLE_NULL) {
@@ -265,13 +265,13 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	ret = sd_api_modify_args(ia, mask, p, &pz);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	recv_evd = sd_evd_arg(p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+	recv_evd = sd_evq_from_handle(p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
 	if (bad && mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	req_evd = sd_evd_arg(p->request_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+	req_evd = sd_evq_from_handle(p->request_evd_handle, DAT_EVD_DTO_FLAG, &bad);
 	if (bad && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	conn_evd = sd_evd_arg(p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG, &bad);
+	conn_evd = sd_evq_from_handle(p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG, &bad);
 	if (bad && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	ret = sd_api_modify_attr_check(mask, &p->ep_attr, DAT_SERVICE_TYPE_RC);

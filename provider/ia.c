@@ -9,21 +9,15 @@
  * reference on the engine thread (engine.c), taken at open and dropped at
  * close.
  *
- * Two locks of this file, placed in softdapl.h's lock order:
+ * The lock of this file, placed in softdapl.h's lock order:
  *
  *   ias_lock (before ia->lock) guards the list of open IAs, through their
  *   obj.node. DAT_EVD_ASYNC_EXISTS finds another IA of the same name in
  *   it, and the abrupt close of an IA walks it to detach the other IAs
  *   whose async errors went to one of its EVDs.
  *
- *   async_lock (after ep->lock and srq->lock, before evd->lock) is held
- *   while an async error is posted and while ia->async_evd changes, so
- *   that the EVD an error is posted to cannot be destroyed meanwhile.
- *   ia->async_evd is written under ia->lock and async_lock both. Every
- *   event for the async EVD goes through sd_ia_async_error (errors and
- *   the watermark events alike), which holds async_lock while it posts.
- *   The async EVD's CNO proxy agent does not run under it: the engine
- *   thread calls it (the CNO rule, trigger.c).
+ * The async lock, which ia->async_evd is also written under, and the
+ * posting of async errors: async.c.
  *
  * The async EVD. DAT 2.0 (dat_ia_open): a consumer passing a handle whose
  * value is DAT_HANDLE_NULL gets an EVD made for the IA, of async_evd_qlen
@@ -53,73 +47,9 @@ static const struct sd_engine_hooks engine_hooks = {
 
 static pthread_mutex_t ias_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sd_list ias = { &ias, &ias };		/* ias_lock */
-static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * Set while this thread posts an async error (recursion guard).
- * Initial-exec, as engine.c's on_engine: no allocation at first use.
- */
-static __thread bool in_async __attribute__((tls_model("initial-exec")));
 
 /* ------------------------------------------------------------------ */
 /* Asynchronous errors                                                */
-
-/*
- * The IB extension's counters (counters.c): every asynchronous event
- * counts in DCNT_IA_ASYNC_ERROR, whether or not it can be delivered (the
- * error happened either way), the watermark events included: they reach
- * the consumer as DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
- * (SD_EVENT_WATERMARK, ep.h). Those about an EP (a QP, in verbs terms)
- * count also in DCNT_IA_ASYNC_QP_ERROR, an EVD overflow (a CQ's) in
- * DCNT_IA_ASYNC_CQ_ERROR.
- */
-static void async_count(struct sd_ia *ia, DAT_EVENT_NUMBER ev)
-{
-	sd_cnt_inc(ia->cnt, DCNT_IA_ASYNC_ERROR);
-	switch (ev) {
-	case DAT_ASYNC_ERROR_EP_BROKEN:
-	case DAT_ASYNC_ERROR_TIMED_OUT:
-		sd_cnt_inc(ia->cnt, DCNT_IA_ASYNC_QP_ERROR);
-		break;
-	case DAT_ASYNC_ERROR_EVD_OVERFLOW:
-		sd_cnt_inc(ia->cnt, DCNT_IA_ASYNC_CQ_ERROR);
-		break;
-	default:
-		break;
-	}
-}
-
-void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
-		       DAT_COUNT reason)
-{
-	DAT_EVENT e;
-	struct sd_evd *evd;
-	int rc = -ENOENT;
-
-	async_count(ia, ev);
-	if (in_async) {
-		sd_dbg("IA %s: async event 0x%x about %p dropped: the async EVD overflowed",
-		       ia->name, (unsigned)ev, h);
-		return;
-	}
-	memset(&e, 0, sizeof(e));
-	e.event_number = ev;
-	e.event_data.asynch_error_event_data.dat_handle =
-		h == (DAT_HANDLE)ia ? sd_ia_handle(ia) : h;
-	e.event_data.asynch_error_event_data.reason = reason;
-
-	in_async = true;
-	pthread_mutex_lock(&async_lock);
-	evd = ia->async_evd;
-	if (evd != NULL)
-		rc = sd_evd_post(evd, &e);
-	pthread_mutex_unlock(&async_lock);
-	in_async = false;
-	if (rc != 0)
-		sd_dbg("IA %s: async event 0x%x about %p dropped: %s", ia->name,
-		       (unsigned)ev, h,
-		       evd == NULL ? "no async EVD" : "the async EVD is full");
-}
 
 /*
  * Points @ia's async errors at the EVD the consumer asked for (see the top
@@ -145,9 +75,9 @@ static DAT_RETURN attach_async(struct sd_ia *ia, DAT_EVD_HANDLE h, DAT_COUNT qle
 		 * that disconnects many at once would overflow a small queue
 		 * and lose it for good: ours holds at least SD_ASYNC_QLEN.
 		 */
-		ret = sd_evd_create_internal(ia, qlen > SD_ASYNC_QLEN ? qlen :
-					     SD_ASYNC_QLEN, DAT_EVD_ASYNC_FLAG,
-					     &evd);
+		ret = sd_evq_create(ia, qlen > SD_ASYNC_QLEN ? qlen :
+				    SD_ASYNC_QLEN, DAT_EVD_ASYNC_FLAG,
+				    &evd);
 		if (ret != DAT_SUCCESS)
 			return ret;
 		pthread_mutex_lock(&ia->lock);
@@ -207,10 +137,10 @@ static void detach_async(struct sd_ia *ia)
 	struct sd_evd *evd;
 
 	pthread_mutex_lock(&ia->lock);
-	pthread_mutex_lock(&async_lock);
+	pthread_mutex_lock(&sd_async_lock);
 	evd = ia->async_evd;
 	ia->async_evd = NULL;
-	pthread_mutex_unlock(&async_lock);
+	pthread_mutex_unlock(&sd_async_lock);
 	if (evd != NULL && evd->obj.ia == ia)
 		evd->refs--;
 	pthread_mutex_unlock(&ia->lock);
@@ -226,13 +156,13 @@ static void detach_async(struct sd_ia *ia)
 		if (other == ia)
 			continue;
 		pthread_mutex_lock(&other->lock);
-		pthread_mutex_lock(&async_lock);
+		pthread_mutex_lock(&sd_async_lock);
 		if (other->async_evd != NULL && other->async_evd->obj.ia == ia) {
 			sd_dbg("IA %s: its async EVD went with IA %s",
 			       other->name, ia->name);
 			other->async_evd = NULL;
 		}
-		pthread_mutex_unlock(&async_lock);
+		pthread_mutex_unlock(&sd_async_lock);
 		pthread_mutex_unlock(&other->lock);
 	}
 }
@@ -302,7 +232,7 @@ static void ia_teardown(struct sd_ia *ia)
 		while ((o = first_obj(ia, mem_lists[i])) != NULL)
 			sd_obj_close(o);
 	while ((o = first_obj(ia, &ia->evds)) != NULL)
-		sd_evd_destroy(sd_container_of(o, struct sd_evd, obj));
+		sd_evq_destroy(sd_container_of(o, struct sd_evd, obj));
 	while ((o = first_obj(ia, &ia->cnos)) != NULL)
 		sd_trigger_destroy(sd_container_of(o, struct sd_cno, obj));
 }

@@ -140,7 +140,7 @@ void sd_qp_conn_event(struct sd_ep *ep, DAT_EVENT_NUMBER ev, bool pdata)
 		e.event_data.connect_event_data.private_data = ep->peer_pdata;
 	}
 	sd_cnt_inc(ep->conn_evd->cnt, DCNT_EVD_CONN_CALLBACK);
-	sd_evd_post(ep->conn_evd, &e);
+	sd_evq_post(ep->conn_evd, &e);
 }
 
 void sd_qp_close(struct sd_ep *ep, DAT_EVENT_NUMBER ev,
@@ -159,7 +159,7 @@ void sd_qp_close(struct sd_ep *ep, DAT_EVENT_NUMBER ev,
 	 * DAT_ASYNC_ERROR_EP_BROKEN and dtestsrq waits for.
 	 */
 	if (was && ep->srq != NULL && !ep->freed)
-		sd_ia_async_error(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
+		sd_async_error(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
 				  (DAT_HANDLE)ep, DAT_EP_TRANSFER_TO_ERROR);
 }
 
@@ -254,7 +254,7 @@ static void ep_wm_cmd(struct sd_cmd *cmd)
 	ep->hard_fire = false;
 	pthread_mutex_unlock(&ep->lock);
 	if (soft)
-		sd_ia_async_error(ia, SD_EVENT_WATERMARK, (DAT_HANDLE)ep,
+		sd_async_error(ia, SD_EVENT_WATERMARK, (DAT_HANDLE)ep,
 				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	sd_qp_put(ep);
 }

@@ -9,7 +9,9 @@
  *   ia.c         IA open/query/close; params.c: ia_params parsing
  *   pz.c lmr.c rmr.c                memory: PZ, LMR (contexts, bounds, types),
  *                                   RMR (memory windows, binds)
- *   evd.c cno.c trigger.c           events: EVD rings, waiting, CNO
+ *   evd.c cno.c                     events: EVD rings, waiting, CNO
+ *   evq.c trigger.c async.c         below them: posting to an EVD, CNO
+ *                                   triggering, async errors
  *   ep.c         EP lifecycle and state machine   (ep.h: EP, PSP, RSP, CR, SRQ)
  *   psp.c rsp.c cr.c cm.c           service points, requests, handshake
  *   post.c       the DTO entry points (post_send/recv/rdma_write/rdma_read,
@@ -54,7 +56,7 @@
  *   ep->lock     EP state, its queues, its connection's tx/rx state
  *   srq->lock    SRQ buffers
  *   memory lock (lmr.c)  context tables, LMR references, RMR bindings
- *   async lock (ia.c)    which EVD each IA's async errors go to
+ *   async lock (async.c) which EVD each IA's async errors go to
  *   evd->lock    the event ring, waiters
  *   cno->lock
  *   engine command queue lock (leaf)
@@ -76,7 +78,7 @@
  * LAYERS-BEGIN
  *   1  util.c obj.c trace.c params.c
  *   2  engine.c
- *   3  trigger.c
+ *   3  evq.c async.c trigger.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
@@ -385,8 +387,15 @@ DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia);
  * open meanwhile: callers hold one of its objects that ia_close destroys
  * only after they return.
  */
-void sd_ia_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
-		       DAT_COUNT reason);
+void sd_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
+		    DAT_COUNT reason);
+
+/*
+ * The async lock (async.c): held while an async error is posted and while
+ * an ia->async_evd changes (ia.c, with ia->lock), so that the EVD an error
+ * is posted to cannot be destroyed meanwhile.
+ */
+extern pthread_mutex_t sd_async_lock;
 
 /* ------------------------------------------------------------------ */
 /* Memory (pz.c, lmr.c, rmr.c)                                        */
@@ -803,7 +812,7 @@ DAT_RETURN sd_post_atomic(DAT_EP_HANDLE ep, enum sd_atomic_op op,
 			  DAT_COMPLETION_FLAGS flags);
 
 /* ------------------------------------------------------------------ */
-/* Events (evd.c, cno.c, trigger.c)                                   */
+/* Events (evd.c, evq.c, cno.c, trigger.c)                            */
 
 struct sd_cno;
 
@@ -867,22 +876,23 @@ struct sd_evd {
  * DAT_INSUFFICIENT_RESOURCES (qlen > SD_MAX_EVD_QLEN, no memory). Takes
  * ia->lock.
  */
-DAT_RETURN sd_evd_create_internal(struct sd_ia *ia, DAT_COUNT qlen,
-				  DAT_EVD_FLAGS flags, struct sd_evd **out);
+DAT_RETURN sd_evq_create(struct sd_ia *ia, DAT_COUNT qlen, DAT_EVD_FLAGS flags,
+			 struct sd_evd **out);
 
 /*
  * Unlists and frees @evd whatever its references (ia_close abrupt): a
  * thread blocked in dat_evd_wait returns DAT_ABORT first. Takes ia->lock:
  * the caller must not hold it.
  */
-void sd_evd_destroy(struct sd_evd *evd);
+void sd_evq_destroy(struct sd_evd *evd);
 
 /*
  * The EVD behind handle @h for an EP, which must accept the stream @flag;
  * NULL for DAT_HANDLE_NULL (*@bad false) and for anything else that is not
  * a live EVD accepting @flag (*@bad true). Used by ep.c and ud.c.
  */
-struct sd_evd *sd_evd_arg(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag, bool *bad);
+struct sd_evd *sd_evq_from_handle(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag,
+				  bool *bad);
 
 /*
  * Appends @ev to @evd (its evd_handle is set to @evd) and wakes the waiter
@@ -901,33 +911,60 @@ struct sd_evd *sd_evd_arg(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag, bool *bad);
  * is released with DAT_INVALID_STATE, dat_evd_wait, dat_evd_dequeue and
  * dat_evd_resize return DAT_INVALID_STATE, dat_evd_post_se
  * DAT_QUEUE_FULL) and posts DAT_ASYNC_ERROR_EVD_OVERFLOW naming it, once,
- * through sd_ia_async_error; every lost event, that one and all later
+ * through sd_async_error; every lost event, that one and all later
  * ones, counts in evd->lost and is traced dropped=overflow. A poster of
  * completions passes -ENOSPC to its `dto` trace line; what a lost
  * completion means for its EP is the poster's to decide (the DTO
  * posters: nothing, the EP goes on and the work request is done).
  */
-int sd_evd_post(struct sd_evd *evd, const DAT_EVENT *ev);
+int sd_evq_post(struct sd_evd *evd, const DAT_EVENT *ev);
 
 /*
- * A DTO completion for @ep on @evd; as sd_evd_post, except that a
+ * A DTO completion for @ep on @evd; as sd_evq_post, except that a
  * completion that is not a notification event (@notify false: an
  * unsignalled DTO, or a receive that did not ask for a solicited event on
  * an EP configured for DAT_COMPLETION_SOLICITED_WAIT_FLAG) is queued
  * without waking a waiter or triggering the CNO (SEND-2, RECV-3, SRQ-3).
  */
-int sd_evd_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
+int sd_evq_post_dto(struct sd_evd *evd, DAT_EP_HANDLE ep, DAT_DTO_COOKIE cookie,
 		    DAT_DTO_COMPLETION_STATUS status, DAT_SEG_LENGTH len,
 		    DAT_DTOS op, bool notify);
 
 /*
  * A completion event the caller built (an RMR bind, a DTO of the IB
- * extension, a UD DTO, a receive with invalidate); as sd_evd_post_dto
+ * extension, a UD DTO, a receive with invalidate); as sd_evq_post_dto
  * for @notify: false queues it without waking a waiter or triggering
  * the CNO (SEND-2, RECV-3, SRQ-3).
  */
-int sd_evd_post_completion(struct sd_evd *evd, const DAT_EVENT *ev,
+int sd_evq_post_completion(struct sd_evd *evd, const DAT_EVENT *ev,
 			   bool notify);
+
+/*
+ * dat_evd_post_se's post of its software event: as sd_evq_post, except
+ * that a full ring is not an overflow (the event is refused, -ENOSPC) and
+ * that the CNO's proxy agent, if the event triggers it, is called by this
+ * function once evd->lock is dropped (the CNO rule, trigger.c), so the
+ * caller must hold no provider lock.
+ */
+int sd_evq_post_se(struct sd_evd *evd, const DAT_EVENT *ev);
+
+/*
+ * What evd.c uses of evq.c. sd_evq_wake wakes the thread waiting on @evd
+ * (evd->lock held). sd_evq_state_str writes the EVD state that trace
+ * lines name ("ENABLED|WAITABLE") into @buf. sd_evq_set_cno points @evd
+ * at @cno (either may be NULL) and moves the CNO references (ia->lock
+ * held); when @freeing drops the old CNO's last EVD it returns that CNO's
+ * proxy agent, for the caller to call with sd_evq_call_agent and a NULL
+ * EVD once every lock is dropped. sd_evq_release frees an unlisted,
+ * unused EVD that sd_evq_create made.
+ */
+void sd_evq_wake(struct sd_evd *evd);
+const char *sd_evq_state_str(bool enabled, bool waitable, bool overflowed,
+			     char *buf, size_t n);
+DAT_OS_WAIT_PROXY_AGENT sd_evq_set_cno(struct sd_evd *evd, struct sd_cno *cno,
+				       bool freeing);
+void sd_evq_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd);
+void sd_evq_release(struct sd_evd *evd);
 
 /*
  * Timed waits for evd.c and cno.c (util.c). sd_cond_init makes a condition variable
@@ -990,7 +1027,7 @@ struct sd_cno {
 /*
  * Notifies @cno that @evd received a notification event while enabled
  * and not waited on: records it as the EVD that triggered the CNO, makes
- * an fd CNO readable and wakes one waiter. Called by evd.c with
+ * an fd CNO readable and wakes one waiter. Called by evq.c with
  * evd->lock held (cno->lock nests inside it); allocates nothing. The
  * proxy agent, if one is armed, is taken (dat_cno_create(3): invoked
  * once, then no longer associated). With @direct (dat_evd_post_se: the
@@ -1005,7 +1042,7 @@ DAT_OS_WAIT_PROXY_AGENT sd_trigger_notify(struct sd_cno *cno,
 /*
  * @evd, which fed @cno, is being freed: a trigger of its that the CNO
  * holds (sticky, or an agent call not yet made) no longer names it.
- * Called by evd.c with ia->lock held.
+ * Called by evq.c with ia->lock held.
  */
 void sd_trigger_forget_evd(struct sd_cno *cno, struct sd_evd *evd);
 
@@ -1014,7 +1051,7 @@ void sd_trigger_forget_evd(struct sd_cno *cno, struct sd_evd *evd);
  * dat_cno_wait returns DAT_SUCCESS with a NULL EVD and an fd CNO becomes
  * readable (dat_cno_trigger then gives a NULL EVD). Returns the proxy
  * agent, which the CNO forgets, for the caller to call with a NULL EVD
- * once its locks are dropped. Called by evd.c with ia->lock held.
+ * once its locks are dropped. Called by evq.c with ia->lock held.
  */
 DAT_OS_WAIT_PROXY_AGENT sd_trigger_orphaned(struct sd_cno *cno);
 

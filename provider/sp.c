@@ -109,7 +109,7 @@ void sd_sp_release(struct sd_sp *sp)
 
 /*
  * Whether @evd can take one more event now. Another stream sharing the
- * EVD may fill it before sd_evd_post does (an overflow then, as for any
+ * EVD may fill it before sd_evq_post does (an overflow then, as for any
  * poster); a CR EVD of its own cannot. sp->lock held; takes evd->lock.
  */
 static bool evd_has_room(struct sd_evd *evd)
@@ -252,7 +252,7 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 		 * if another stream fills a shared EVD meanwhile).
 		 */
 		sd_cnt_inc(ia->cnt, DCNT_IA_SP_CR);
-		if (sd_evd_post(sp->evd, &e) < 0) {
+		if (sd_evq_post(sp->evd, &e) < 0) {
 			r = -ENOSPC;
 		} else {
 			sp->consumed = true;

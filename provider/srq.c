@@ -443,8 +443,8 @@ DAT_RETURN DAT_API sd_srq_set_lw(DAT_SRQ_HANDLE h, DAT_COUNT lw)
 	}
 	pthread_mutex_unlock(&srq->lock);
 	if (fire)
-		sd_ia_async_error(srq->obj.ia, SD_EVENT_WATERMARK,
-				  (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
+		sd_async_error(srq->obj.ia, SD_EVENT_WATERMARK,
+			       (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 	return ret;
 }
 
@@ -455,8 +455,8 @@ static void srq_lw_cmd(struct sd_cmd *cmd)
 
 	/* Its free_cmd, if any, is queued behind this one. */
 	if (srq->obj.magic == SD_MAGIC_SRQ)
-		sd_ia_async_error(srq->obj.ia, SD_EVENT_WATERMARK,
-				  (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
+		sd_async_error(srq->obj.ia, SD_EVENT_WATERMARK,
+			       (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 
 /*

@@ -2,7 +2,7 @@
 /*
  * CNO triggering, below the CNO entry points (cno.c): what an EVD's
  * notification event does to its CNO, the calls of the proxy agent, and
- * the release of a CNO when its EVDs are gone (evd.c and ia.c call it).
+ * the release of a CNO when its EVDs are gone (evq.c and ia.c call it).
  *
  * Triggering. An EVD triggers its CNO through sd_trigger_notify, under its
  * own lock (the lock order puts cno->lock inside evd->lock), when a

@@ -146,7 +146,7 @@ static DAT_RETURN DAT_API ud_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *t)
  */
 static int ud_evd_post(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
 {
-	return sd_evd_post_completion(evd, ev, notify);
+	return sd_evq_post_completion(evd, ev, notify);
 }
 
 /*
@@ -280,7 +280,7 @@ void sd_ud_conn_event(struct sd_ud_ep *ep, DAT_EVENT_NUMBER num,
 		       ah->dest.len : sizeof(x->remote_ah.ia_addr));
 	}
 	x->context.as_ptr = cm;
-	sd_evd_post(ep->conn_evd, &ev);
+	sd_evq_post(ep->conn_evd, &ev);
 }
 
 /* Completes everything outstanding with DAT_DTO_ERR_FLUSHED. ep->lock. */
@@ -334,7 +334,7 @@ static void ud_close(struct sd_ud_ep *ep, DAT_EVENT_NUMBER ev, const char *why)
 		memset(&e, 0, sizeof(e));
 		e.event_number = ev;
 		e.event_data.connect_event_data.ep_handle = (DAT_EP_HANDLE)ep;
-		sd_evd_post(ep->conn_evd, &e);
+		sd_evq_post(ep->conn_evd, &e);
 	}
 	sd_engine_submit(&ep->io_cmd);	/* the engine drops the CMs */
 }
@@ -822,7 +822,7 @@ static void ud_free_cmd(struct sd_cmd *cmd)
 static struct sd_evd *evd_arg(struct sd_ia *ia, DAT_EVD_HANDLE h,
 			      DAT_EVD_FLAGS flag, bool *bad)
 {
-	struct sd_evd *evd = sd_evd_arg(h, flag, bad);
+	struct sd_evd *evd = sd_evq_from_handle(h, flag, bad);
 
 	if (evd != NULL && evd->obj.ia != ia) {
 		*bad = true;
@@ -1430,8 +1430,8 @@ out:
 	}
 	pthread_mutex_unlock(&ep->lock);
 	if (soft)
-		sd_ia_async_error(ia, SD_EVENT_WATERMARK, h,
-				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+		sd_async_error(ia, SD_EVENT_WATERMARK, h,
+			       DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	return ret;
 }
 
@@ -1854,8 +1854,8 @@ static DAT_RETURN DAT_API ud_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
 	}
 	pthread_mutex_unlock(&ep->lock);
 	if (fired)
-		sd_ia_async_error(ia, SD_EVENT_WATERMARK, h,
-				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
+		sd_async_error(ia, SD_EVENT_WATERMARK, h,
+			       DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	return ret;
 }
 

@@ -1091,7 +1091,7 @@ static int cr_offer(struct ud_sp *u, struct sd_ud_cr *cr)
 	pthread_mutex_lock(&sp->lock);
 	if (!sp->closing && sp->evd != NULL && sp->flags == DAT_PSP_CONSUMER_FLAG) {
 		sd_list_add_tail(&svc.crs, &cr->reg);
-		r = sd_evd_post(sp->evd, &e) < 0 ? -ENOENT : 0;
+		r = sd_evq_post(sp->evd, &e) < 0 ? -ENOENT : 0;
 		if (r < 0)
 			sd_list_del(&cr->reg);
 	}
