@@ -1127,7 +1127,7 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 		ep->rx.lmr = NULL;
 	}
 	if (ep->srq != NULL)
-		sd_srq_forget(ep->srq, ep);
+		sd_srqbuf_forget(ep->srq, &ep->srq_wait);
 
 	if (sd_engine_on_thread()) {
 		if (sock->phase == SD_SK_CONNECTING)

@@ -7,7 +7,7 @@
  *   cm.c    sockets: connect, accept, the handshake, linger and close
  *   psp.c rsp.c cr.c    service points and connection requests
  *   post.c  the DTO entry points; tx.c and rx.c the wire engine
- *   srq.c   shared receive queues
+ *   srq.c   shared receive queues; srqbuf.c their buffers
  *
  * Ownership. A TCP connection is a struct sd_sock, owned by the engine
  * thread: only the engine creates, polls and closes it. While a sock is
@@ -419,6 +419,15 @@ enum sd_cm_op {
 /* A WQE not completed yet carries this status. */
 #define SD_WQE_PENDING	0xff
 
+/*
+ * An EP's place on its SRQ's list of those waiting for a buffer (RNR):
+ * what srqbuf.c, which knows no EP, keeps of it. srq->lock.
+ */
+struct sd_srq_waiter {
+	struct sd_list	node;		/* on srq->waiting */
+	bool		waiting;
+};
+
 struct sd_ep {
 	struct sd_obj	obj;
 	pthread_mutex_t	lock;
@@ -469,8 +478,7 @@ struct sd_ep {
 	bool		driven;		/* atomic: a consumer's pass over its
 					 * EVD moved it since the last tick
 					 * (progress.c, sd_progress_driven) */
-	struct sd_list	srq_node;	/* srq->lock: waiting for SRQ buffers */
-	bool		srq_waiting;	/* srq->lock */
+	struct sd_srq_waiter srq_wait;	/* srq->lock: waiting for SRQ buffers */
 
 	/*
 	 * dat_ep_set_watermark (ep.c): limits on the receive buffers the EP
@@ -826,7 +834,7 @@ struct sd_cr {
 };
 
 /* ------------------------------------------------------------------ */
-/* Shared receive queues (srq.c)                                       */
+/* Shared receive queues (srq.c; their buffers srqbuf.c)               */
 
 /*
  * Slots are allocated in chunks that never move (an EP placing into a
@@ -859,7 +867,7 @@ struct sd_srq {
 	uint32_t	nfree;
 	uint32_t	taken;		/* lock: taken by EPs, not completed */
 	unsigned	eps;		/* ia->lock: EPs using it */
-	struct sd_list	waiting;	/* lock: EPs in RNR (srq_node) */
+	struct sd_list	waiting;	/* lock: EPs in RNR (srq_wait.node) */
 	struct sd_cmd	cmd;		/* resume the waiting EPs */
 	struct sd_cmd	lw_cmd;		/* engine: post the low-watermark event */
 	struct sd_cmd	free_cmd;	/* frees it, after a queued resume */
@@ -872,31 +880,52 @@ static inline struct sd_srq *sd_srq_from_handle(DAT_SRQ_HANDLE h)
 	return o ? sd_container_of(o, struct sd_srq, obj) : NULL;
 }
 
-/*
- * Takes the oldest posted buffer of @srq for @ep (SRQ-1, SRQ-4), or
- * returns NULL and puts @ep on the waiting list (RNR); also NULL, not
- * waiting, when taking one would exceed @ep's hard high watermark
- * (dat_ep_set_watermark): the engine then breaks the connection. Either
- * way the caller treats NULL as RNR. Checks the SRQ's low watermark.
- * ep->lock held.
- */
-struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep);
+/* Allocates @c: @n slots numbered from @first. 0 or -ENOMEM. No lock. */
+int sd_srqbuf_chunk_alloc(const struct sd_srq *srq, struct sd_srq_chunk *c,
+			  uint32_t first, uint32_t n);
+
+/* The slot numbered @idx. srq->lock, or a slot the caller holds. */
+struct sd_wqe *sd_srqbuf_slot_at(struct sd_srq *srq, uint32_t idx);
 
 /*
- * Gives back a buffer taken by sd_srq_take once its completion was posted
- * (or unused, @requeue: back to the front of the FIFO). ep->lock held.
+ * Grows @srq's slots to at least @want: a new chunk of at least the
+ * current size (so chunks stay few), and FIFO and free stack arrays for
+ * the new size. Allocates with no lock held and installs under srq->lock;
+ * a resize that raced and grew it first makes this one retry. 0, -ENOMEM
+ * or -ENOSPC (out of chunk slots).
  */
-void sd_srq_release(struct sd_srq *srq, struct sd_wqe *w, bool requeue);
+int sd_srqbuf_grow(struct sd_srq *srq, uint32_t want);
+
+/*
+ * Takes the oldest posted buffer of @srq into *@w (SRQ-1, SRQ-4) for the
+ * EP waiting through @wt, after asking @refuse(@arg), under srq->lock and
+ * only when a buffer is posted, whether taking it would exceed the EP's
+ * hard high watermark (rx.c passes sd_qp_check_watermarks). 0 with *@w;
+ * -EAGAIN, *@w NULL and @wt put on the waiting list, when none is posted
+ * (RNR); -EDQUOT, *@w NULL and not waiting, when refused: the buffer
+ * stays posted and the engine breaks the connection (ep->wm_cmd). Either
+ * way the caller treats a failure as RNR. Checks the SRQ's low
+ * watermark. The EP's lock held.
+ */
+int sd_srqbuf_take(struct sd_srq *srq, struct sd_srq_waiter *wt,
+		   bool (*refuse)(void *arg), void *arg, struct sd_wqe **w);
+
+/*
+ * Gives back a buffer taken by sd_srqbuf_take once its completion was
+ * posted (or unused, @requeue: back to the front of the FIFO). ep->lock
+ * held.
+ */
+void sd_srqbuf_release(struct sd_srq *srq, struct sd_wqe *w, bool requeue);
 
 /*
  * A UD EP's take (ud.c): the oldest posted buffer of @srq, NULL when none
  * is (the datagram is dropped: no RNR wait, no EP watermark). The caller
- * completes it and gives it back with sd_srq_release(requeue false)
+ * completes it and gives it back with sd_srqbuf_release(requeue false)
  * before it drops its EP's lock. ep->lock of the UD EP held.
  */
-struct sd_wqe *sd_srq_take_dgram(struct sd_srq *srq);
+struct sd_wqe *sd_srqbuf_take_dgram(struct sd_srq *srq);
 
-/* Takes @ep off @srq's waiting list. ep->lock held. */
-void sd_srq_forget(struct sd_srq *srq, struct sd_ep *ep);
+/* Takes @wt off @srq's waiting list. The EP's lock held. */
+void sd_srqbuf_forget(struct sd_srq *srq, struct sd_srq_waiter *wt);
 
 #endif

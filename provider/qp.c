@@ -336,7 +336,7 @@ struct sd_ep *sd_qp_new(struct sd_ia *ia, const DAT_EP_ATTR *attr,
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->timeout = DAT_TIMEOUT_INFINITE;
 	ep->connect_fd = -1;
-	sd_list_init(&ep->srq_node);
+	sd_list_init(&ep->srq_wait.node);
 	ep->soft_hw = ep->hard_hw = DAT_WATERMARK_INFINITE;
 	ep->cm_cmd.fn = sd_cm_connect_cmd;
 	ep->io_cmd.fn = sd_ep_io_cmd;
@@ -403,7 +403,7 @@ void sd_qp_release(struct sd_ep *ep)
 	pz = ep->pz;
 	ep->pz = NULL;
 	if (ep->rx.wqe != NULL && ep->rx.from_srq) {
-		sd_srq_release(ep->srq, ep->rx.wqe, true);
+		sd_srqbuf_release(ep->srq, ep->rx.wqe, true);
 		ep->rx.wqe = NULL;
 	}
 	memset(&disc, 0, sizeof(disc));
@@ -465,7 +465,7 @@ void sd_qp_flush(struct sd_ep *ep)
 	if (ep->rx.wqe != NULL && ep->rx.from_srq) {
 		struct sd_wqe c = *ep->rx.wqe;
 
-		sd_srq_release(ep->srq, ep->rx.wqe, false);
+		sd_srqbuf_release(ep->srq, ep->rx.wqe, false);
 		sd_complete_dto(ep, &c, true, DAT_DTO_ERR_FLUSHED, 0);
 	}
 	ep->rx.wqe = NULL;

@@ -112,6 +112,15 @@ static bool is_write_imm(uint8_t op)
 }
 
 /*
+ * sd_srqbuf_take's @refuse for @arg, an EP: taking one more SRQ buffer
+ * would exceed its hard high watermark.
+ */
+static bool srq_refuse(void *arg)
+{
+	return sd_qp_check_watermarks(arg, 1);
+}
+
+/*
  * A SEND or a WRITE_IMM needs a receive: the EP's head, or a buffer of
  * its SRQ. Without one, RNR: the engine stops reading until one is
  * posted, and this runs again (SD_RX_BUF). A SEND's payload then goes
@@ -124,7 +133,10 @@ static int take_receive(struct sd_ep *ep)
 	struct sd_wqe *w;
 
 	if (ep->srq != NULL) {
-		w = sd_srq_take(ep->srq, ep);	/* SRQ-1, SRQ-4, SRQ-6 */
+		/* SRQ-1, SRQ-4, SRQ-6 */
+		if (sd_srqbuf_take(ep->srq, &ep->srq_wait, srq_refuse, ep,
+				   &w) == 0)
+			w->ep = ep;
 		ep->rx.from_srq = true;
 	} else {
 		w = sd_wq_at(&ep->rq, 0);
@@ -145,7 +157,7 @@ static int take_receive(struct sd_ep *ep)
 
 		trace_refused(ep, "message longer than the receive");
 		if (ep->rx.from_srq)
-			sd_srq_release(ep->srq, w, false);
+			sd_srqbuf_release(ep->srq, w, false);
 		else
 			sd_wq_pop(&ep->rq);
 		sd_complete_dto(ep, &c, true, DAT_DTO_LENGTH_ERROR, 0);
@@ -197,7 +209,7 @@ static int receive_done(struct sd_ep *ep)
 	}
 	ep->rx.executed++;
 	if (ep->rx.from_srq)
-		sd_srq_release(ep->srq, ep->rx.wqe, false);
+		sd_srqbuf_release(ep->srq, ep->rx.wqe, false);
 	else
 		sd_wq_pop(&ep->rq);
 	ep->rx.wqe = NULL;

@@ -17,7 +17,7 @@
  *   post.c       the DTO entry points (post_send/recv/rdma_write/rdma_read,
  *                send_with_invalidate, rdma_read_to_rmr), the EP side of
  *                dat_rmr_bind, the IB extension's requests (for ext.c)
- *   srq.c        SRQ
+ *   srq.c        SRQ; srqbuf.c: its buffers (the FIFO, take and give-back)
  *   tx.c rx.c    the wire engine: framing out, placing in (proto.h)
  *   engine.c     the event loop thread and how other threads reach it
  *   progress.c   consumer threads moving frames from dat_evd_dequeue and
@@ -78,7 +78,7 @@
  * LAYERS-BEGIN
  *   1  util.c obj.c trace.c params.c
  *   2  engine.c
- *   3  evq.c async.c trigger.c
+ *   3  evq.c async.c trigger.c srqbuf.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c

@@ -9,11 +9,13 @@
  * so each connection's messages land in the order they were sent, SRQ-4)
  * and gives it back to the free stack once its completion is posted on
  * that EP's receive EVD. Completions across EPs come in any order, so
- * slots are not a ring.
+ * slots are not a ring. The slots, the FIFO and the take and give-back
+ * are srqbuf.c's (layer 3, below the connection core that calls them);
+ * this file has the entry points and the engine commands.
  *
  * SRQ-6: only an EP whose connection is in its data phase takes buffers,
  * i.e. CONNECTED or DISCONNECT_PENDING: the engine reads frames (rx.c)
- * only then, and sd_srq_take is called only from there. SRQ-7: a buffer
+ * only then, and sd_srqbuf_take is called only from there. SRQ-7: a buffer
  * taken is completed exactly once, filled (rx.c) or flushed when its EP
  * becomes DISCONNECTED (post.c, sd_qp_flush); only an EP freed with it
  * gives it back unused (requeued at the front).
@@ -25,12 +27,13 @@
  * RNR: an EP that finds the FIFO empty waits on srq->waiting and its
  * engine stops reading; dat_srq_post_recv wakes the waiting EPs through
  * srq->cmd. A UD EP of the SRQ (ud.c) takes a buffer per datagram with
- * sd_srq_take_dgram and gives it back once the datagram is placed and
+ * sd_srqbuf_take_dgram and gives it back once the datagram is placed and
  * completed; with none posted the datagram is lost, as on InfiniBand.
  *
  * Watermarks: the low watermark (dat_srq_set_lw) fires once per setting
  * when fewer than it are posted, at the call or when an EP takes one;
- * taking also checks the EP's high watermarks (ep.c). Both notify through
+ * taking also checks the EP's high watermarks (qp.c, the callback rx.c
+ * passes to sd_srqbuf_take). Both notify through
  * the async EVD (SD_EVENT_WATERMARK, ep.h).
  *
  * Locks: srq->lock nests inside ep->lock (an EP taking a buffer holds its
@@ -48,61 +51,6 @@
 static void srq_resume_cmd(struct sd_cmd *cmd);
 static void srq_lw_cmd(struct sd_cmd *cmd);
 static void srq_free_cmd(struct sd_cmd *cmd);
-
-/* Segments per slot in the chunks' arrays (at least one, to index). */
-static size_t slot_sges(const struct sd_srq *srq)
-{
-	return srq->max_recv_iov > 0 ? (size_t)srq->max_recv_iov : 1;
-}
-
-/* Allocates @c: @n slots numbered from @first. 0 or -ENOMEM. No lock. */
-static int chunk_alloc(const struct sd_srq *srq, struct sd_srq_chunk *c,
-		       uint32_t first, uint32_t n)
-{
-	size_t k = slot_sges(srq);
-	uint32_t i;
-
-	c->slot = calloc(n, sizeof(*c->slot));
-	c->sge = calloc((size_t)n * k, sizeof(*c->sge));
-	if (c->slot == NULL || c->sge == NULL) {
-		free(c->slot);
-		free(c->sge);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		c->slot[i].sge = &c->sge[(size_t)i * k];
-	c->first = first;
-	c->n = n;
-	return 0;
-}
-
-/* The slot numbered @idx. srq->lock, or a slot the caller holds. */
-static struct sd_wqe *slot_at(struct sd_srq *srq, uint32_t idx)
-{
-	unsigned i;
-
-	for (i = 0; i < srq->nchunks; i++) {
-		struct sd_srq_chunk *c = &srq->chunk[i];
-
-		if (idx - c->first < c->n)
-			return &c->slot[idx - c->first];
-	}
-	return NULL;	/* not reached: numbers come from the chunks */
-}
-
-/* The number of slot @w. srq->lock. */
-static uint32_t slot_index(const struct sd_srq *srq, const struct sd_wqe *w)
-{
-	unsigned i;
-
-	for (i = 0; i < srq->nchunks; i++) {
-		const struct sd_srq_chunk *c = &srq->chunk[i];
-
-		if (w >= c->slot && w < c->slot + c->n)
-			return c->first + (uint32_t)(w - c->slot);
-	}
-	return UINT32_MAX;	/* not reached: @w was taken from a chunk */
-}
 
 static void srq_destroy(struct sd_srq *srq)
 {
@@ -160,7 +108,7 @@ DAT_RETURN DAT_API sd_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handl
 	srq->avail = calloc(n, sizeof(*srq->avail));
 	srq->free_slot = calloc(n, sizeof(*srq->free_slot));
 	if (srq->avail == NULL || srq->free_slot == NULL ||
-	    chunk_alloc(srq, &srq->chunk[0], 0, n) < 0) {
+	    sd_srqbuf_chunk_alloc(srq, &srq->chunk[0], 0, n) < 0) {
 		srq_destroy(srq);
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	}
@@ -264,7 +212,7 @@ DAT_RETURN DAT_API sd_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT n,
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 	}
 	idx = srq->free_slot[--srq->nfree];
-	w = slot_at(srq, idx);
+	w = sd_srqbuf_slot_at(srq, idx);
 	w->cookie = cookie;
 	w->flags = 0;		/* SRQ-3: none of its own */
 	w->op = SD_WR_RECV;
@@ -315,70 +263,6 @@ DAT_RETURN DAT_API sd_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 }
 
 /*
- * Grows @srq's slots to at least @want: a new chunk of at least the
- * current size (so chunks stay few), and FIFO and free stack arrays for
- * the new size. Allocates with no lock held and installs under srq->lock;
- * a resize that raced and grew it first makes this one retry. 0, -ENOMEM
- * or -ENOSPC (out of chunk slots).
- */
-static int srq_grow(struct sd_srq *srq, uint32_t want)
-{
-	for (;;) {
-		struct sd_srq_chunk c;
-		uint32_t *avail, *free_slot, old, add, i;
-
-		pthread_mutex_lock(&srq->lock);
-		old = srq->size;
-		pthread_mutex_unlock(&srq->lock);
-		if (old >= want)
-			return 0;
-		add = want - old;
-		if (add < old)
-			add = old;
-		if (old + add > SD_MAX_RECV_PER_SRQ)
-			add = SD_MAX_RECV_PER_SRQ - old;
-		avail = calloc(old + add, sizeof(*avail));
-		free_slot = calloc(old + add, sizeof(*free_slot));
-		if (avail == NULL || free_slot == NULL ||
-		    chunk_alloc(srq, &c, old, add) < 0) {
-			free(avail);
-			free(free_slot);
-			return -ENOMEM;
-		}
-
-		pthread_mutex_lock(&srq->lock);
-		if (srq->size != old || srq->nchunks == SD_SRQ_MAX_CHUNKS) {
-			bool full = srq->nchunks == SD_SRQ_MAX_CHUNKS;
-
-			pthread_mutex_unlock(&srq->lock);
-			free(avail);
-			free(free_slot);
-			free(c.slot);
-			free(c.sge);
-			if (full)
-				return -ENOSPC;
-			continue;
-		}
-		/* The FIFO keeps its order, from 0 in the new array. */
-		for (i = 0; i < srq->avail_count; i++)
-			avail[i] = srq->avail[(srq->avail_head + i) % old];
-		memcpy(free_slot, srq->free_slot, srq->nfree * sizeof(*free_slot));
-		for (i = 0; i < add; i++)
-			free_slot[srq->nfree + i] = old + add - 1 - i;
-		srq->nfree += add;
-		srq->chunk[srq->nchunks++] = c;
-		free(srq->avail);
-		free(srq->free_slot);
-		srq->avail = avail;
-		srq->avail_head = 0;
-		srq->free_slot = free_slot;
-		srq->size = old + add;
-		pthread_mutex_unlock(&srq->lock);
-		return 0;
-	}
-}
-
-/*
  * dat_srq_resize (DAT 2.0, 6.6.6). Loses no buffer: below the buffers
  * outstanding (posted or taken, not completed), or below the low
  * watermark, it is DAT_INVALID_STATE (DAT_INVALID_STATE_SRQ_IN_USE) and
@@ -400,7 +284,7 @@ DAT_RETURN DAT_API sd_srq_resize(DAT_SRQ_HANDLE h, DAT_COUNT max)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (max > SD_MAX_RECV_PER_SRQ)
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
-	r = srq_grow(srq, (uint32_t)max);
+	r = sd_srqbuf_grow(srq, (uint32_t)max);
 	if (r < 0)
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, r == -ENOMEM ?
 			      DAT_RESOURCE_MEMORY : DAT_RESOURCE_SRQ);
@@ -459,98 +343,6 @@ static void srq_lw_cmd(struct sd_cmd *cmd)
 			       (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 
-/*
- * Moves the oldest posted buffer from avail to taken and checks the low
- * watermark. srq->lock held; avail_count > 0.
- */
-static struct sd_wqe *srq_pop(struct sd_srq *srq)
-{
-	struct sd_wqe *w = slot_at(srq, srq->avail[srq->avail_head]);
-
-	srq->avail_head = (srq->avail_head + 1) % srq->size;
-	srq->avail_count--;
-	srq->taken++;
-	if (srq->lw_armed && srq->avail_count < (uint32_t)srq->low_watermark) {
-		srq->lw_armed = false;
-		sd_engine_submit(&srq->lw_cmd);
-	}
-	return w;
-}
-
-/*
- * Takes the oldest posted buffer for @ep (SRQ-1, SRQ-4), after checking
- * @ep's high watermarks for it. NULL, with @ep put on the waiting list,
- * when none is posted (RNR); NULL, and not waiting, when taking it would
- * exceed @ep's hard high watermark: the buffer stays posted and the
- * engine breaks the connection (ep->wm_cmd). ep->lock held.
- */
-struct sd_wqe *sd_srq_take(struct sd_srq *srq, struct sd_ep *ep)
-{
-	struct sd_wqe *w = NULL;
-
-	pthread_mutex_lock(&srq->lock);
-	if (srq->avail_count > 0) {
-		if (sd_qp_check_watermarks(ep, 1)) {
-			pthread_mutex_unlock(&srq->lock);
-			return NULL;
-		}
-		w = srq_pop(srq);
-		w->ep = ep;
-		if (ep->srq_waiting) {
-			sd_list_del(&ep->srq_node);
-			ep->srq_waiting = false;
-		}
-	} else if (!ep->srq_waiting) {
-		sd_list_add_tail(&srq->waiting, &ep->srq_node);
-		ep->srq_waiting = true;
-	}
-	pthread_mutex_unlock(&srq->lock);
-	return w;
-}
-
-struct sd_wqe *sd_srq_take_dgram(struct sd_srq *srq)
-{
-	struct sd_wqe *w = NULL;
-
-	pthread_mutex_lock(&srq->lock);
-	if (srq->avail_count > 0) {
-		w = srq_pop(srq);
-		w->ep = NULL;
-	}
-	pthread_mutex_unlock(&srq->lock);
-	return w;
-}
-
-void sd_srq_release(struct sd_srq *srq, struct sd_wqe *w, bool requeue)
-{
-	uint32_t idx;
-
-	pthread_mutex_lock(&srq->lock);
-	idx = slot_index(srq, w);
-	srq->taken--;
-	w->ep = NULL;
-	if (requeue) {
-		srq->avail_head = (srq->avail_head + srq->size - 1) % srq->size;
-		srq->avail[srq->avail_head] = idx;
-		srq->avail_count++;
-		if (!sd_list_empty(&srq->waiting))
-			sd_engine_submit(&srq->cmd);
-	} else {
-		srq->free_slot[srq->nfree++] = idx;
-	}
-	pthread_mutex_unlock(&srq->lock);
-}
-
-void sd_srq_forget(struct sd_srq *srq, struct sd_ep *ep)
-{
-	pthread_mutex_lock(&srq->lock);
-	if (ep->srq_waiting) {
-		sd_list_del(&ep->srq_node);
-		ep->srq_waiting = false;
-	}
-	pthread_mutex_unlock(&srq->lock);
-}
-
 /* Engine: buffers were posted; let the waiting EPs take them. */
 static void srq_resume_cmd(struct sd_cmd *cmd)
 {
@@ -559,11 +351,11 @@ static void srq_resume_cmd(struct sd_cmd *cmd)
 	pthread_mutex_lock(&srq->lock);
 	while (srq->avail_count > 0 && !sd_list_empty(&srq->waiting)) {
 		struct sd_ep *ep = sd_container_of(srq->waiting.next,
-						   struct sd_ep, srq_node);
+						   struct sd_ep, srq_wait.node);
 
 		/* Off the list, so a failed take queues it at the end. */
-		sd_list_del(&ep->srq_node);
-		ep->srq_waiting = false;
+		sd_list_del(&ep->srq_wait.node);
+		ep->srq_wait.waiting = false;
 		sd_qp_get(ep);
 		pthread_mutex_unlock(&srq->lock);
 		pthread_mutex_lock(&ep->lock);

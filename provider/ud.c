@@ -623,7 +623,7 @@ static void ud_rx_data(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
 		why = "not for this EP";
 	else if (ep->state == DAT_EP_STATE_DISCONNECTED)
 		why = "disconnected";
-	else if ((w = ep->srq != NULL ? sd_srq_take_dgram(ep->srq) :
+	else if ((w = ep->srq != NULL ? sd_srqbuf_take_dgram(ep->srq) :
 		  sd_wq_at(&ep->rq, 0)) == NULL)
 		why = "no receive posted";
 	if (why != NULL) {
@@ -641,7 +641,7 @@ static void ud_rx_data(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
 	c = *w;
 	c.solicited = (h->flags & SD_UD_F_SE) != 0;	/* the copy: slots stay clean */
 	if (ep->srq != NULL)
-		sd_srq_release(ep->srq, w, false);
+		sd_srqbuf_release(ep->srq, w, false);
 	else
 		sd_wq_pop(&ep->rq);
 	if (st == DAT_DTO_SUCCESS)

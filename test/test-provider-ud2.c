@@ -1148,8 +1148,8 @@ static void u2_srq_post(DAT_SRQ_HANDLE srq, struct sdt_ud *n, size_t off,
 }
 
 /*
- * A UD EP whose receives come from an SRQ (ud.c, srq.c:
- * sd_srq_take_dgram; dtestsrq -u): dat_ep_create_with_srq's checks, the
+ * A UD EP whose receives come from an SRQ (ud.c, srqbuf.c:
+ * sd_srqbuf_take_dgram; dtestsrq -u): dat_ep_create_with_srq's checks, the
  * SRQ named by dat_ep_query, dat_ep_post_recv refused and the SRQ held
  * while the EP lives. Datagrams take the SRQ's buffers in post order,
  * GRH first; one that finds none posted is lost (the next one lands in
