@@ -44,29 +44,6 @@
 #include "ep.h"
 #include "entry.h"
 
-int sd_wq_init(struct sd_wq *wq, uint32_t size, uint32_t max_sge)
-{
-	memset(wq, 0, sizeof(*wq));
-	wq->size = size;
-	wq->max_sge = max_sge;
-	if (size == 0)
-		return 0;
-	wq->wqe = calloc(size, sizeof(*wq->wqe));
-	wq->sge = calloc((size_t)size * (max_sge ? max_sge : 1), sizeof(*wq->sge));
-	if (wq->wqe == NULL || wq->sge == NULL) {
-		sd_wq_destroy(wq);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void sd_wq_destroy(struct sd_wq *wq)
-{
-	free(wq->wqe);
-	free(wq->sge);
-	memset(wq, 0, sizeof(*wq));
-}
-
 /*
  * Rewrites the subtype DAT_INVALID_ARG2 or _ARG3 that resolve_iov and
  * sd_lmr_resolve_local give for the segment count and local_iov (their

@@ -18,6 +18,7 @@
  *                send_with_invalidate, rdma_read_to_rmr), the EP side of
  *                dat_rmr_bind, the IB extension's requests (for ext.c)
  *   srq.c        SRQ; srqbuf.c: its buffers (the FIFO, take and give-back)
+ *   wq.c         work queues: the rings of work requests (sd_wq)
  *   tx.c rx.c    the wire engine: framing out, placing in (proto.h)
  *   engine.c     the event loop thread and how other threads reach it
  *   progress.c   consumer threads moving frames from dat_evd_dequeue and
@@ -78,7 +79,7 @@
  * LAYERS-BEGIN
  *   1  util.c obj.c trace.c params.c
  *   2  engine.c
- *   3  evq.c async.c trigger.c srqbuf.c
+ *   3  wq.c evq.c async.c trigger.c srqbuf.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
@@ -705,7 +706,7 @@ DAT_RETURN sd_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
 			  DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
 			  uint16_t *nsge, uint64_t *total);
 
-/* Allocates the ring; 0 or -ENOMEM. An empty ring (size 0) is allowed. */
+/* wq.c: allocates the ring; 0 or -ENOMEM. An empty ring (size 0) is allowed. */
 int sd_wq_init(struct sd_wq *wq, uint32_t size, uint32_t max_sge);
 void sd_wq_destroy(struct sd_wq *wq);
 
