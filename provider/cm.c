@@ -1116,14 +1116,14 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 						  ep->rd_in_max];
 
 		if (r->lmr != NULL)
-			sd_lmr_remote_done(r->lmr);
+			sd_mem_remote_done(r->lmr);
 		r->lmr = NULL;
 	}
 	ep->tx.resp_count = 0;
 	sd_tx_drop_frames(ep);
 	ep->tx.blocked = false;
 	if (ep->rx.lmr != NULL) {
-		sd_lmr_remote_done(ep->rx.lmr);
+		sd_mem_remote_done(ep->rx.lmr);
 		ep->rx.lmr = NULL;
 	}
 	if (ep->srq != NULL)

@@ -46,7 +46,7 @@
 
 /*
  * Rewrites the subtype DAT_INVALID_ARG2 or _ARG3 that resolve_iov and
- * sd_lmr_resolve_local give for the segment count and local_iov (their
+ * sd_mem_resolve_local give for the segment count and local_iov (their
  * places in the seed calls) into @arg_n and @arg_iov, the places of those
  * arguments in the call being made.
  */
@@ -60,48 +60,6 @@ static DAT_RETURN rename_args(DAT_RETURN r, DAT_RETURN_SUBTYPE arg_n,
 	if (DAT_GET_SUBTYPE(r) == DAT_INVALID_ARG3)
 		return SD_ERR(DAT_INVALID_PARAMETER, arg_iov);
 	return r;
-}
-
-/* See softdapl.h. Zero-length segments' other fields are don't-care. */
-DAT_RETURN sd_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
-			  const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
-			  DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
-			  uint16_t *nsge, uint64_t *total)
-{
-	DAT_COUNT i;
-	uint16_t k = 0;
-
-	*total = 0;
-	if (n < 0 || n > max)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (n > 0 && iov == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	for (i = 0; i < n; i++) {
-		DAT_RETURN r;
-
-		if (iov[i].segment_length == 0)
-			continue;
-		if (pz == NULL)
-			return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_PZ);
-		r = sd_lmr_resolve_local(ia, pz, &iov[i], need, &sge[k]);
-		/*
-		 * Local write implies local read, as with verbs, where every
-		 * registration may be read locally: OFED's dtest sends from
-		 * buffers registered DAT_MEM_PRIV_LOCAL_WRITE_FLAG only.
-		 */
-		if (DAT_GET_TYPE(r) == DAT_PRIVILEGES_VIOLATION &&
-		    need == DAT_MEM_PRIV_LOCAL_READ_FLAG &&
-		    sd_lmr_resolve_local(ia, pz, &iov[i],
-					 DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
-					 &sge[k]) == DAT_SUCCESS)
-			r = DAT_SUCCESS;
-		if (r != DAT_SUCCESS)
-			return r;
-		*total += sge[k].len;
-		k++;
-	}
-	*nsge = k;
-	return DAT_SUCCESS;
 }
 
 /*
@@ -263,8 +221,8 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 		/* read_to_rmr: resolved under ep->lock below. */
 	} else {
 		/* COMMON-5..7 */
-		ret = sd_resolve_iov(ep->obj.ia, ep->pz, q->n, q->iov, max, need,
-				  sge, &nsge, &total);
+		ret = sd_mem_resolve_iov(ep->obj.ia, ep->pz, q->n, q->iov, max,
+					 need, sge, &nsge, &total);
 		if (ret != DAT_SUCCESS)
 			return rename_args(ret, q->arg_n, q->arg_iov);
 	}
@@ -536,8 +494,9 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
 	if (!sd_api_flags_ok(flags, ep->attr.recv_completion_flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sd_resolve_iov(ep->obj.ia, ep->pz, n, iov, ep->attr.max_recv_iov,
-			  DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge, &total);
+	ret = sd_mem_resolve_iov(ep->obj.ia, ep->pz, n, iov,
+				 ep->attr.max_recv_iov,
+				 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge, &total);
 	if (ret != DAT_SUCCESS)
 		return ret;
 

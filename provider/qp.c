@@ -455,7 +455,7 @@ void sd_qp_flush(struct sd_ep *ep)
 		sd_wq_pop(&ep->sq);
 		/* A bind that never took effect gives back its reservation. */
 		if (c.op == SD_WR_BIND && c.status == SD_WQE_PENDING)
-			sd_rmr_bind_abort(&c.x.bind);
+			sd_mem_bind_abort(&c.x.bind);
 		sd_complete_dto(ep, &c, false, st, c.len);
 	}
 	ep->tx.next = 0;
@@ -546,7 +546,7 @@ DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
 		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto out;
 	}
-	ret = sd_rmr_bind_reserve(&tmpl.x.bind);
+	ret = sd_mem_bind_reserve(&tmpl.x.bind);
 	if (ret != DAT_SUCCESS)
 		goto out;
 	{

@@ -5,7 +5,7 @@
  * An RMR exposes a range of an LMR to the peer with remote privileges of
  * its own, through a context that a bind makes and the next bind (or an
  * unbind, a bind of length 0, or dat_rmr_free, or a peer's SEND with
- * invalidate) ends. Its context lives in the IA's context table (lmr.c):
+ * invalidate) ends. Its context lives in the IA's context table (ctx.c):
  * the RMR holds a slot from creation, and every bind, even one that is
  * then flushed, takes the slot's next tag, random and never given twice,
  * so a context once replaced never grants anything again, even after the
@@ -248,112 +248,6 @@ DAT_RETURN DAT_API sd_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 	return sd_qp_post_bind(ep, &b, cookie, flags, rmr_context);
 }
 
-/* Frees @rmr, whose last bind has ended. No lock held. */
-static void rmr_final_free(struct sd_rmr *rmr)
-{
-	pthread_mutex_lock(&sd_mem_lock);
-	sd_ctx_release_rmr(rmr->obj.ia, rmr);
-	pthread_mutex_unlock(&sd_mem_lock);
-	free(rmr);
-}
-
-/* Ends @rmr's binding, if any. Memory lock held. */
-static void rmr_unbind(struct sd_rmr *rmr)
-{
-	if (rmr->lmr != NULL)
-		rmr->lmr->refs--;
-	rmr->lmr = NULL;
-	rmr->va = rmr->len = 0;
-	rmr->priv = 0;
-	rmr->rmr_context = 0;
-	rmr->ep_id = 0;
-}
-
-DAT_RETURN sd_rmr_bind_reserve(struct sd_bind *b)
-{
-	struct sd_rmr *rmr = b->rmr;
-	DAT_RETURN ret = DAT_SUCCESS;
-
-	pthread_mutex_lock(&sd_mem_lock);
-	b->ctx = 0;
-	if (b->lmr != NULL) {
-		b->ctx = sd_ctx_next_rmr(rmr->obj.ia, rmr);
-		if (b->ctx == 0)
-			ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
-				     DAT_RESOURCE_MEMORY_REGION);
-		else
-			b->lmr->refs++;
-	}
-	if (ret == DAT_SUCCESS)
-		rmr->pending++;
-	pthread_mutex_unlock(&sd_mem_lock);
-	return ret;
-}
-
-DAT_DTO_COMPLETION_STATUS sd_rmr_bind_exec(struct sd_bind *b, uint64_t ep_id)
-{
-	struct sd_rmr *rmr = b->rmr;
-	DAT_DTO_COMPLETION_STATUS st = DAT_DTO_SUCCESS;
-	bool last;
-
-	pthread_mutex_lock(&sd_mem_lock);
-	rmr->pending--;
-	if (rmr->freed) {
-		if (b->lmr != NULL)
-			b->lmr->refs--;
-		st = DAT_RMR_BIND_FAILURE;
-	} else {
-		rmr_unbind(rmr);
-		if (b->lmr != NULL) {	/* its reference passes to the RMR */
-			rmr->lmr = b->lmr;
-			rmr->va = b->va;
-			rmr->len = b->len;
-			rmr->priv = b->priv;
-			rmr->rmr_context = b->ctx;
-			rmr->ep_id = ep_id;
-		}
-	}
-	last = rmr->freed && rmr->pending == 0;
-	pthread_mutex_unlock(&sd_mem_lock);
-	if (last)
-		rmr_final_free(rmr);
-	return st;
-}
-
-void sd_rmr_bind_abort(struct sd_bind *b)
-{
-	struct sd_rmr *rmr = b->rmr;
-	bool last;
-
-	pthread_mutex_lock(&sd_mem_lock);
-	rmr->pending--;
-	if (b->lmr != NULL)
-		b->lmr->refs--;
-	last = rmr->freed && rmr->pending == 0;
-	pthread_mutex_unlock(&sd_mem_lock);
-	if (last)
-		rmr_final_free(rmr);
-}
-
-int sd_rmr_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
-		      DAT_RMR_CONTEXT ctx)
-{
-	struct sd_rmr *rmr;
-	int err = 0;
-
-	pthread_mutex_lock(&sd_mem_lock);
-	rmr = sd_ctx_find_rmr(ia, ctx);
-	if (rmr == NULL ||
-	    (rmr->scope == DAT_RMR_SCOPE_EP && rmr->ep_id != ep_id))
-		err = -ENOENT;
-	else if (rmr->pz != pz)
-		err = -EPERM;
-	else
-		rmr_unbind(rmr);
-	pthread_mutex_unlock(&sd_mem_lock);
-	return err;
-}
-
 /*
  * Unlists @rmr and unbinds it; frees it now, or, with binds in flight,
  * marks it for the last of them to free (they hold a pointer to it).
@@ -370,7 +264,7 @@ static void rmr_destroy(struct sd_rmr *rmr)
 	sd_list_del(&rmr->obj.node);
 	rmr->obj.magic = SD_MAGIC_DEAD;
 	pthread_mutex_lock(&sd_mem_lock);
-	rmr_unbind(rmr);
+	sd_mem_unbind(rmr);
 	now = rmr->pending == 0;
 	if (now)
 		sd_ctx_release_rmr(ia, rmr);

@@ -183,7 +183,7 @@ static int rx_send(struct sd_ep *ep)
 	if (h->len > SD_MAX_MESSAGE_SIZE)
 		return protocol_error(ep, "SEND above max_message_size");
 	if ((h->op == SD_OP_SEND_INV || h->op == SD_OP_SEND_SE_INV) &&
-	    sd_rmr_invalidate(ep->obj.ia, ep->pz, ep->tx.ep_id, h->rkey) < 0)
+	    sd_mem_invalidate(ep->obj.ia, ep->pz, ep->tx.ep_id, h->rkey) < 0)
 		return terminate(ep, SD_TERM_REMOTE_ACCESS, ep->rx.executed,
 				 "nothing to invalidate");
 	return take_receive(ep);
@@ -204,7 +204,7 @@ static int receive_done(struct sd_ep *ep)
 	c.imm = c.has_imm ? h->code : 0;
 
 	if (ep->rx.lmr != NULL) {
-		sd_lmr_remote_done(ep->rx.lmr);
+		sd_mem_remote_done(ep->rx.lmr);
 		ep->rx.lmr = NULL;
 	}
 	ep->rx.executed++;
@@ -276,7 +276,7 @@ static int write_done(struct sd_ep *ep)
 	if (is_write_imm(ep->rx.h.op))
 		return receive_done(ep);
 	if (ep->rx.lmr != NULL) {
-		sd_lmr_remote_done(ep->rx.lmr);
+		sd_mem_remote_done(ep->rx.lmr);
 		ep->rx.lmr = NULL;
 	}
 	ep->rx.executed++;
@@ -386,7 +386,7 @@ static int atomic_done(struct sd_ep *ep)
 		__atomic_compare_exchange_n(word, &old, b, false,
 					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	}
-	sd_lmr_remote_done(lmr);
+	sd_mem_remote_done(lmr);
 	resp->tag = h->tag;
 	resp->op = SD_OP_ATOMIC_RESP;
 	sd_put64(resp->val, old);

@@ -7,8 +7,10 @@
  *
  *   provider.c   dat_provider_init/fini, the DAT_PROVIDER table
  *   ia.c         IA open/query/close; params.c: ia_params parsing
- *   pz.c lmr.c rmr.c                memory: PZ, LMR (contexts, bounds, types),
+ *   pz.c lmr.c rmr.c                memory: PZ, LMR (bounds, types),
  *                                   RMR (memory windows, binds)
+ *   ctx.c mem.c                     their contexts; the memory lock, the
+ *                                   checks and binds the data path makes
  *   evd.c cno.c                     events: EVD rings, waiting, CNO
  *   evq.c trigger.c async.c         below them: posting to an EVD, CNO
  *                                   triggering, async errors
@@ -56,7 +58,7 @@
  *   ia->lock     object lists of the IA, the LMR context table
  *   ep->lock     EP state, its queues, its connection's tx/rx state
  *   srq->lock    SRQ buffers
- *   memory lock (lmr.c)  context tables, LMR references, RMR bindings
+ *   memory lock (mem.c)  context tables, LMR references, RMR bindings
  *   async lock (async.c) which EVD each IA's async errors go to
  *   evd->lock    the event ring, waiters
  *   cno->lock
@@ -77,9 +79,9 @@
  * break it, and may only shrink.
  *
  * LAYERS-BEGIN
- *   1  util.c obj.c trace.c params.c
+ *   1  util.c obj.c trace.c params.c ctx.c
  *   2  engine.c
- *   3  wq.c evq.c async.c trigger.c srqbuf.c
+ *   3  wq.c mem.c evq.c async.c trigger.c srqbuf.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
@@ -282,7 +284,7 @@ static inline int sd_qual_port(DAT_CONN_QUAL q)
 
 /*
  * LMRs per IA, reported by ia_query (max_lmrs, and max_rmrs: RMRs share
- * the table): the slots of the context table (lmr.c; one of 2^14 is
+ * the table): the slots of the context table (ctx.c; one of 2^14 is
  * reserved). The other limits are in the EP and EVD sections.
  */
 #define SD_MAX_LMRS		16383
@@ -342,11 +344,11 @@ struct sd_ia {
 	/* The IB extension's objects (ext.h), under lock: UD EPs and CRs. */
 	struct sd_list		ud_eps, ud_crs;
 	uint64_t		cnt[DCNT_IA_ALL_COUNTERS];	/* sd_cnt_*: DCNT_IA_* */
-	/* LMR/RMR context table: lmr.c allocates it, ia_close frees it. */
+	/* LMR/RMR context table: ctx.c allocates it, ia_close frees it. */
 	struct sd_ctx_table	*ctx_table;	/* memory lock (sd_mem_lock) */
 	uint32_t		ctx_size;	/* memory lock; slots in ctx_table */
 	uint64_t		ctx_key[2];	/* const; the secret key of its contexts
-						 * (sd_ctx_init, lmr.c) */
+						 * (sd_ctx_init, ctx.c) */
 };
 
 /*
@@ -399,10 +401,10 @@ void sd_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
 extern pthread_mutex_t sd_async_lock;
 
 /* ------------------------------------------------------------------ */
-/* Memory (pz.c, lmr.c, rmr.c)                                        */
+/* Memory (pz.c, lmr.c, rmr.c; ctx.c, mem.c)                          */
 
 /*
- * The memory lock (lmr.c): every IA's context table (ia->ctx_table,
+ * The memory lock (mem.c): every IA's context table (ia->ctx_table,
  * ctx_size), the references and busy counts of LMRs and the bindings of
  * RMRs. It is what the data path takes to check a context, under ep->lock
  * or srq->lock, so it nests inside those and takes nothing itself (see
@@ -413,7 +415,7 @@ extern pthread_mutex_t sd_async_lock;
 extern pthread_mutex_t sd_mem_lock;
 
 /*
- * Contexts (lmr.c explains them): 32 bits, never 0, a slot index of the
+ * Contexts (ctx.c explains them): 32 bits, never 0, a slot index of the
  * IA's context table above SD_CTX_INDEX_SHIFT and a tag below it that is
  * pseudo-random and never the same twice for a slot, so that a context
  * can be neither guessed nor used again once it has ended. The index is
@@ -433,7 +435,7 @@ static inline uint32_t sd_ctx_index(uint32_t ctx)
 int sd_ctx_init(struct sd_ia *ia);
 
 /*
- * SipHash-2-4 of the 8 little-endian bytes of @m under @k (lmr.c). Not
+ * SipHash-2-4 of the 8 little-endian bytes of @m under @k (ctx.c). Not
  * exported from the library (libdaplsoft.map); provider_ctx_siphash
  * checks it against the paper's test vector.
  */
@@ -464,6 +466,37 @@ struct sd_lmr {
 };
 
 /*
+ * True when [va, va + len) lies inside [start, start + size); overflow
+ * safe for any va and len (nothing is added that could wrap).
+ */
+static inline bool sd_mem_in_range(uint64_t start, uint64_t size, uint64_t va,
+				   uint64_t len)
+{
+	return va >= start && len <= size && va - start <= size - len;
+}
+
+/* True when [va, va + len) lies inside @lmr's region. */
+static inline bool sd_lmr_in_region(const struct sd_lmr *lmr, uint64_t va,
+				    uint64_t len)
+{
+	return sd_mem_in_range((uint64_t)(uintptr_t)lmr->addr, lmr->len, va,
+			       len);
+}
+
+/*
+ * ctx.c, for lmr.c and mem.c; memory lock held. alloc_lmr takes a slot
+ * for @lmr and sets its two contexts (0 or -ENOMEM: no memory, or every
+ * slot is in use or retired; may grow the table), release_lmr gives the
+ * slot back (its tags stay spent: its contexts never match again).
+ * find_lmr: the live LMR whose lmr_context (@remote false) or
+ * rmr_context is @ctx, or NULL.
+ */
+int sd_ctx_alloc_lmr(struct sd_ia *ia, struct sd_lmr *lmr);
+void sd_ctx_release_lmr(struct sd_ia *ia, struct sd_lmr *lmr);
+struct sd_lmr *sd_ctx_find_lmr(const struct sd_ia *ia, uint32_t ctx,
+			       bool remote);
+
+/*
  * A local segment resolved at post time: the memory the provider may read
  * or write for it, already checked against its LMR.
  */
@@ -485,7 +518,7 @@ struct sd_sge {
  * whatever the other fields (DAT: they are then don't-care). Any thread;
  * takes the memory lock; allocates nothing.
  */
-DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
+DAT_RETURN sd_mem_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
 				const DAT_LMR_TRIPLET *t, DAT_MEM_PRIV_FLAGS need,
 				struct sd_sge *sge);
 
@@ -497,20 +530,20 @@ DAT_RETURN sd_lmr_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
  * privileges and PZ; an RMR of dat_rmr_create_for_ep only for the EP
  * whose identity @ep_id it was bound through: sd_tx.ep_id). On success
  * returns 0, points @sge at the memory and takes a busy reference on the
- * LMR the memory belongs to (release with sd_lmr_remote_done once the
+ * LMR the memory belongs to (release with sd_mem_remote_done once the
  * bytes are placed or sent): that LMR cannot be freed meanwhile (an RMR
  * can: dat_rmr_free(3) lets accesses already arrived finish). Returns
  * -ENOENT (unknown context, or an RMR bound through another EP), -EACCES
  * (no privilege), -EPERM (other PZ) or -ERANGE (outside the region); the
  * peer's bytes then touch nothing. A zero-length access checks nothing
- * (as on IB): 0, an empty @sge and *lmr = NULL, which sd_lmr_remote_done
+ * (as on IB): 0, an empty @sge and *lmr = NULL, which sd_mem_remote_done
  * accepts. Any thread; takes the memory lock; allocates nothing.
  */
 int sd_mem_resolve_remote(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
 			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
 			  struct sd_sge *sge, struct sd_lmr **lmr);
-void sd_lmr_remote_done(struct sd_lmr *lmr);
+void sd_mem_remote_done(struct sd_lmr *lmr);
 
 /*
  * dat_ep_post_rdma_read_to_rmr's local side: resolves the RMR triplet @t
@@ -544,7 +577,7 @@ struct sd_rmr {
 					 * next context comes from */
 	uint32_t	old_slot;	/* a slot it left, its tags spent, that
 					 * still points at it for the contexts
-					 * it gave; 0: none (lmr.c) */
+					 * it gave; 0: none (ctx.c) */
 	struct sd_lmr	*lmr;		/* bound to (counted in its refs), or NULL */
 	uint64_t	va, len;	/* the bound range */
 	DAT_MEM_PRIV_FLAGS priv;	/* the bound remote privileges */
@@ -558,7 +591,7 @@ struct sd_rmr {
 /*
  * A bind in flight (in its WQE): what dat_rmr_bind asked for, checked,
  * and the context it reserved. @lmr is counted in the LMR's refs from
- * sd_rmr_bind_reserve until the binding ends.
+ * sd_mem_bind_reserve until the binding ends.
  */
 struct sd_bind {
 	struct sd_rmr		*rmr;
@@ -569,12 +602,12 @@ struct sd_bind {
 };
 
 /*
- * lmr.c's context table, for rmr.c; memory lock held. alloc_rmr gives
- * @rmr a slot of its own (0 or -ENOMEM; may grow the table), release_rmr
- * gives it back (its tags stay spent), next_rmr reserves the next
- * context of its slot, moving to another slot once this one's tags are
- * spent (0: none could be had; allocates nothing). find_rmr: the bound
- * RMR whose current context is @ctx, or NULL.
+ * ctx.c's context table, for rmr.c and mem.c; memory lock held.
+ * alloc_rmr gives @rmr a slot of its own (0 or -ENOMEM; may grow the
+ * table), release_rmr gives it back (its tags stay spent), next_rmr
+ * reserves the next context of its slot, moving to another slot once
+ * this one's tags are spent (0: none could be had; allocates nothing).
+ * find_rmr: the bound RMR whose current context is @ctx, or NULL.
  */
 int sd_ctx_alloc_rmr(struct sd_ia *ia, struct sd_rmr *rmr);
 void sd_ctx_release_rmr(struct sd_ia *ia, struct sd_rmr *rmr);
@@ -582,7 +615,7 @@ DAT_RMR_CONTEXT sd_ctx_next_rmr(struct sd_ia *ia, struct sd_rmr *rmr);
 struct sd_rmr *sd_ctx_find_rmr(const struct sd_ia *ia, DAT_RMR_CONTEXT ctx);
 
 /*
- * rmr.c, for post.c and tx.c, under the memory lock taken inside (callers
+ * mem.c, for qp.c and tx.c, under the memory lock taken inside (callers
  * may hold ep->lock). Reserve: counts the bind as pending, references its
  * LMR and gives it a new context (DAT_SUCCESS or
  * DAT_INSUFFICIENT_RESOURCES when the table has no generation left).
@@ -591,9 +624,16 @@ struct sd_rmr *sd_ctx_find_rmr(const struct sd_ia *ia, DAT_RMR_CONTEXT ctx);
  * meanwhile. Abort: a flushed bind; undoes the reservation. Exec and
  * abort end the bind: they may free a freed RMR.
  */
-DAT_RETURN sd_rmr_bind_reserve(struct sd_bind *b);
-DAT_DTO_COMPLETION_STATUS sd_rmr_bind_exec(struct sd_bind *b, uint64_t ep_id);
-void sd_rmr_bind_abort(struct sd_bind *b);
+DAT_RETURN sd_mem_bind_reserve(struct sd_bind *b);
+DAT_DTO_COMPLETION_STATUS sd_mem_bind_exec(struct sd_bind *b, uint64_t ep_id);
+void sd_mem_bind_abort(struct sd_bind *b);
+
+/*
+ * Ends @rmr's binding, if any: drops its LMR reference and clears its
+ * range, privileges and context (mem.c, for rmr.c's teardown). Memory
+ * lock held.
+ */
+void sd_mem_unbind(struct sd_rmr *rmr);
 
 /*
  * The receiving side of a SEND with invalidate: unbinds the RMR of @ia
@@ -602,7 +642,7 @@ void sd_rmr_bind_abort(struct sd_bind *b);
  * context is never invalidated, dat_lmr_create(3)) or -EPERM (another
  * PZ). Any thread; takes the memory lock.
  */
-int sd_rmr_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
+int sd_mem_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 		      DAT_RMR_CONTEXT ctx);
 
 
@@ -699,12 +739,13 @@ struct sd_wq {
  * privilege @need into @sge, dropping zero-length segments; sets *@nsge and
  * *@total. Local write implies local read. DAT_SUCCESS or the error of
  * COMMON-1, 5..7 (DAT_INVALID_ARG2/_ARG3 for a bad count or NULL iov).
- * Any thread; allocates nothing. Used by post.c and ud.c.
+ * Any thread; allocates nothing (mem.c). Used by post.c, srq.c and ud.c.
  */
-DAT_RETURN sd_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
-			  const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
-			  DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
-			  uint16_t *nsge, uint64_t *total);
+DAT_RETURN sd_mem_resolve_iov(struct sd_ia *ia, struct sd_pz *pz,
+			      DAT_COUNT n, const DAT_LMR_TRIPLET *iov,
+			      DAT_COUNT max, DAT_MEM_PRIV_FLAGS need,
+			      struct sd_sge *sge, uint16_t *nsge,
+			      uint64_t *total);
 
 /* wq.c: allocates the ring; 0 or -ENOMEM. An empty ring (size 0) is allowed. */
 int sd_wq_init(struct sd_wq *wq, uint32_t size, uint32_t max_sge);

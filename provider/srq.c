@@ -180,30 +180,22 @@ DAT_RETURN DAT_API sd_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT n,
 	struct sd_srq *srq = sd_srq_from_handle(h);
 	struct sd_sge sge[SD_MAX_IOV];
 	struct sd_wqe *w;
-	uint64_t total = 0;
+	uint64_t total;
 	uint32_t idx;
-	uint16_t k = 0;
-	DAT_COUNT i;
+	uint16_t k;
+	DAT_RETURN r;
 	bool wake;
 
 	if (srq == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
-	if (n < 0 || n > srq->max_recv_iov)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (n > 0 && iov == NULL)	/* COMMON-1: n == 0 needs no iov */
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	for (i = 0; i < n; i++) {	/* SRQ-8 */
-		DAT_RETURN r;
-
-		if (iov[i].segment_length == 0)
-			continue;
-		r = sd_lmr_resolve_local(srq->obj.ia, srq->pz, &iov[i],
-					 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &sge[k]);
-		if (r != DAT_SUCCESS)
-			return r;
-		total += sge[k].len;
-		k++;
-	}
+	/*
+	 * COMMON-1 (n == 0 needs no iov; ARG2, ARG3), SRQ-8. The SRQ always
+	 * has a PZ, and LOCAL_WRITE has no read-implies-write fallback.
+	 */
+	r = sd_mem_resolve_iov(srq->obj.ia, srq->pz, n, iov, srq->max_recv_iov,
+			       DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &k, &total);
+	if (r != DAT_SUCCESS)
+		return r;
 
 	pthread_mutex_lock(&srq->lock);	/* SRQ-5: any state */
 	if (srq->nfree == 0 ||

@@ -140,7 +140,7 @@ static struct sd_wqe *next_request(struct sd_ep *ep)
 			return NULL;
 		if (w->op != SD_WR_BIND)
 			return w;
-		w->status = sd_rmr_bind_exec(&w->x.bind, tx->ep_id);
+		w->status = sd_mem_bind_exec(&w->x.bind, tx->ep_id);
 		tx->next++;
 		sd_tx_complete_acked(ep);
 	}
@@ -289,7 +289,7 @@ static void frame_done(struct sd_ep *ep, struct sd_sock *sock)
 		struct sd_rresp *r = &tx->resp[tx->resp_head];
 
 		if (r->lmr != NULL)
-			sd_lmr_remote_done(r->lmr);
+			sd_mem_remote_done(r->lmr);
 		r->lmr = NULL;
 		tx->resp_head = (tx->resp_head + 1) % ep->rd_in_max;
 		tx->resp_count--;

@@ -2,7 +2,7 @@
 /*
  * LMR and RMR contexts (issue 6): random, single use. What a peer names
  * in an RDMA request must be neither guessable nor accepted once it has
- * ended: lmr.c explains the scheme (a slot index in the top bits, above
+ * ended: ctx.c explains the scheme (a slot index in the top bits, above
  * SD_CTX_INDEX_SHIFT, and a keyed pseudo-random tag that a slot never
  * gives twice).
  *
@@ -531,7 +531,7 @@ static bool grants(struct sd_ia *ia, struct sd_pz *pz, DAT_RMR_CONTEXT ctx,
 
 	err = sd_mem_resolve_remote(ia, pz, 0, ctx, va, 1,
 				    DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &sge, &got);
-	sd_lmr_remote_done(got);
+	sd_mem_remote_done(got);
 	return err == 0;
 }
 
@@ -546,7 +546,7 @@ TEST_IMPL(provider_ctx_siphash)
 }
 
 /*
- * One RMR bound 2^18 + 40 times (sd_rmr_bind_reserve, then _exec, as
+ * One RMR bound 2^18 + 40 times (sd_mem_bind_reserve, then _exec, as
  * post.c and tx.c call them): all its contexts are distinct; its slot
  * gives 2^18 of them, then the RMR moves to another slot. Binds in flight
  * across the move, and the binding made in the old slot, keep working
@@ -590,7 +590,7 @@ TEST_IMPL(provider_ctx_tags_spent)
 			r->va = va;
 			r->len = sizeof(buf);
 			r->priv = DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
-			ASSERT_OK(sd_rmr_bind_reserve(r));
+			ASSERT_OK(sd_mem_bind_reserve(r));
 			ctx[i] = r->ctx;
 			if (moved == 0 && i > 0 &&
 			    sd_ctx_index(ctx[i]) != sd_ctx_index(ctx[0]))
@@ -600,7 +600,7 @@ TEST_IMPL(provider_ctx_tags_spent)
 			/* The binding so far works until this one is exec'd. */
 			if (done > 0)
 				ASSERT(grants(ia, pz, ctx[done - 1], va));
-			ASSERT_EQ(sd_rmr_bind_exec(&b[done % AHEAD], 1),
+			ASSERT_EQ(sd_mem_bind_exec(&b[done % AHEAD], 1),
 				  DAT_DTO_SUCCESS);
 			ASSERT(grants(ia, pz, ctx[done], va));
 			if (done > 0)

@@ -1140,7 +1140,7 @@ TEST_IMPL(provider_hostile_access)
  * The other half of WRITE-6, as a control: a WRITE of the whole region
  * and one of an RMR's whole window are placed; a zero-length WRITE with
  * an unknown context and a wild address is executed and checks nothing
- * (as on IB; lmr.c sd_mem_resolve_remote); READs of the whole region and
+ * (as on IB; mem.c sd_mem_resolve_remote); READs of the whole region and
  * of a read window return their bytes. Then a WRITE of 2 bytes at the
  * region's last byte is refused, naming request 5.
  */

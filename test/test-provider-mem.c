@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The provider's memory objects, unit-tested: PZs, LMRs and RMRs, the
- * contexts and the checks the data path makes (sd_lmr_resolve_local,
+ * contexts and the checks the data path makes (sd_mem_resolve_local,
  * sd_mem_resolve_remote with no EP-scope RMR), called directly.
  *
- * provider/lmr.o, pz.o, rmr.o and obj.o are linked into run-tests
- * (TEST_LINK_OBJS), as the registry's parser is. They need two functions
+ * provider/lmr.o, pz.o, rmr.o, ctx.o, mem.o and obj.o are linked into
+ * run-tests (TEST_LINK_OBJS), as the registry's parser is. They need two functions
  * of ia.c, defined here for an IA built by hand (unit_ia): the rest of
  * ia.c (engine, async EVD) has no place in a unit test. Tests of the whole
  * provider through the registry are in test-provider-ia.c.
@@ -108,7 +108,7 @@ static DAT_RETURN resolve(struct sd_ia *ia, struct sd_pz *pz, uint64_t va,
 	DAT_LMR_TRIPLET t = { .virtual_address = va, .segment_length = len,
 			      .lmr_context = ctx };
 
-	return sd_lmr_resolve_local(ia, pz, &t, need, sge);
+	return sd_mem_resolve_local(ia, pz, &t, need, sge);
 }
 
 TEST_IMPL(provider_mem_pz)
@@ -408,12 +408,12 @@ TEST_IMPL(provider_mem_resolve_remote)
 	/* Placing: the LMR cannot be freed until the access is done. */
 	ASSERT_DAT_EQ(sd_lmr_free(w),
 		      ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE));
-	sd_lmr_remote_done(got);
+	sd_mem_remote_done(got);
 
 	ASSERT_OK(sd_mem_resolve_remote(ia, pz, 0, r->rmr_context, va + 8191, 1,
 					RR, &sge, &got));
 	ASSERT_PTR_EQ(sge.addr, buf + 8191);
-	sd_lmr_remote_done(got);
+	sd_mem_remote_done(got);
 
 	ASSERT_EQ(sd_mem_resolve_remote(ia, pz, 0, r->rmr_context, va + 4096, 1,
 					RW, &sge, &got), -EACCES);
@@ -442,7 +442,7 @@ TEST_IMPL(provider_mem_resolve_remote)
 	/* Zero length: nothing is checked, nothing is held. */
 	ASSERT_OK(sd_mem_resolve_remote(ia, pz2, 0, 0xdead, 1, 0, RW, &sge, &got));
 	ASSERT_NULL(got);
-	sd_lmr_remote_done(got);
+	sd_mem_remote_done(got);
 
 	old = w->rmr_context;
 	ASSERT_OK(sd_lmr_free(w));
@@ -683,7 +683,7 @@ static void *mem_thread_main(void *arg)
 						(uintptr_t)t->shared->addr, 1,
 						DAT_MEM_PRIV_REMOTE_READ_FLAG,
 						&sge, &got));
-		sd_lmr_remote_done(got);
+		sd_mem_remote_done(got);
 		ASSERT_OK(sd_set_consumer_context(t->shared, c));
 		ASSERT_OK(sd_lmr_free(lmr));
 	}

@@ -11,6 +11,7 @@
 #include "test.h"
 
 #define BUF (1 << 16)
+#define ERR(type, sub) ((DAT_RETURN)(DAT_CLASS_ERROR | (type) | (sub)))
 
 struct srq_setup {
 	DAT_IA_HANDLE	ia;
@@ -164,6 +165,41 @@ TEST_IMPL(provider_srq_post_checks)
 	ASSERT_EQ(DAT_GET_TYPE(dat_srq_free(t.srq)), DAT_INVALID_STATE);
 	for (i = 0; i < 2; i++)
 		sdt_disconnect(&t.c[i], &t.s[i]);
+	teardown(&t);
+	return 0;
+}
+
+/*
+ * SRQ-8, COMMON-1, COMMON-7 with two segments: the second one's LMR
+ * context is unknown, so nothing is posted, whatever the first was; and
+ * the segment count and local_iov are checked first.
+ */
+TEST_IMPL(provider_srq_post_bad_segment)
+{
+	struct srq_setup t;
+	DAT_LMR_TRIPLET iov[3];
+	DAT_SRQ_PARAM p;
+
+	setup(&t, 4);
+	iov[0] = sdt_iov(&t.s[0], 0, 20);
+	iov[1] = sdt_iov(&t.s[0], 100, 20);
+	iov[1].lmr_context ^= 0x333;
+	ASSERT_DAT_EQ(dat_srq_post_recv(t.srq, 2, iov, ck(1)),
+		      ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_WRITE));
+	iov[2] = iov[0];
+	ASSERT_DAT_EQ(dat_srq_post_recv(t.srq, 3, iov, ck(2)),
+		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	ASSERT_DAT_EQ(dat_srq_post_recv(t.srq, 1, NULL, ck(3)),
+		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	ASSERT_OK(dat_srq_query(t.srq, DAT_SRQ_FIELD_ALL, &p));
+	ASSERT_EQ(p.available_dto_count, 0);
+	/* The same two segments, both good, post one buffer. */
+	iov[1] = sdt_iov(&t.s[0], 100, 20);
+	ASSERT_OK(dat_srq_post_recv(t.srq, 2, iov, ck(4)));
+	ASSERT_OK(dat_srq_query(t.srq, DAT_SRQ_FIELD_ALL, &p));
+	ASSERT_EQ(p.available_dto_count, 1);
+	sdt_disconnect(&t.c[0], &t.s[0]);
+	sdt_disconnect(&t.c[1], &t.s[1]);
 	teardown(&t);
 	return 0;
 }

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Memory services below the entry points: the memory lock, and the checks
+ * the data path makes against LMRs and RMRs (softdapl.h says what each
+ * returns). Local segments of posts (sd_mem_resolve_local,
+ * sd_mem_resolve_iov), a peer's RDMA (sd_mem_resolve_remote and
+ * sd_mem_remote_done), the local side of dat_ep_post_rdma_read_to_rmr
+ * (sd_mem_resolve_rmr_local); and the RMR binds of dat_rmr_bind as they
+ * are reserved, take effect, are flushed (sd_mem_bind_reserve, _exec,
+ * _abort) or are ended by a peer's SEND with invalidate
+ * (sd_mem_invalidate). Contexts are looked up in ctx.c's table; lmr.c and
+ * rmr.c make and free the objects.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <dat2/dat_ib_extensions.h>
+
+#include "softdapl.h"
+
+/* The remote privileges an LMR or an RMR may grant. */
+#define REMOTE_PRIVS	(DAT_MEM_PRIV_REMOTE_READ_FLAG | \
+			 DAT_MEM_PRIV_REMOTE_WRITE_FLAG | \
+			 DAT_IB_MEM_PRIV_REMOTE_ATOMIC)
+
+pthread_mutex_t sd_mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The memory at address @va of @lmr (checked to be inside). */
+static char *lmr_at(const struct sd_lmr *lmr, uint64_t va)
+{
+	return lmr->addr + (va - (uint64_t)(uintptr_t)lmr->addr);
+}
+
+DAT_RETURN sd_mem_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
+				const DAT_LMR_TRIPLET *t, DAT_MEM_PRIV_FLAGS need,
+				struct sd_sge *sge)
+{
+	bool write = need & DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
+	struct sd_lmr *lmr;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	if (t->segment_length == 0) {
+		sge->addr = NULL;
+		sge->len = 0;
+		return DAT_SUCCESS;
+	}
+	pthread_mutex_lock(&sd_mem_lock);
+	lmr = sd_ctx_find_lmr(ia, t->lmr_context, false);
+	if (lmr == NULL || (lmr->priv & need) != need)	/* COMMON-7 */
+		ret = SD_ERR(DAT_PRIVILEGES_VIOLATION,
+			     write ? DAT_PRIVILEGES_WRITE : DAT_PRIVILEGES_READ);
+	else if (lmr->pz != pz)				/* COMMON-6 */
+		ret = SD_ERR(DAT_PROTECTION_VIOLATION,
+			     write ? DAT_PROTECTION_WRITE : DAT_PROTECTION_READ);
+	else if (!sd_lmr_in_region(lmr, t->virtual_address, t->segment_length))
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3); /* COMMON-5 */
+	else {
+		sge->addr = lmr_at(lmr, t->virtual_address);
+		sge->len = t->segment_length;
+	}
+	pthread_mutex_unlock(&sd_mem_lock);
+	return ret;
+}
+
+/* What a remote context grants: found under the memory lock. */
+struct grant {
+	struct sd_lmr		*lmr;	/* whose memory it is */
+	struct sd_pz		*pz;
+	DAT_MEM_PRIV_FLAGS	priv;	/* remote privileges */
+	uint64_t		start, size;
+};
+
+/*
+ * The grant of remote context @ctx for EP @ep_id: an LMR's rmr_context,
+ * or the current context of a bound RMR (of PZ scope, or of EP scope
+ * bound through @ep_id). False if none. Memory lock held.
+ */
+static bool grant_of(const struct sd_ia *ia, uint32_t ctx, uint64_t ep_id,
+		     struct grant *g)
+{
+	struct sd_lmr *lmr = sd_ctx_find_lmr(ia, ctx, true);
+	struct sd_rmr *rmr;
+
+	if (lmr != NULL) {
+		g->lmr = lmr;
+		g->pz = lmr->pz;
+		g->priv = lmr->priv & REMOTE_PRIVS;
+		g->start = (uint64_t)(uintptr_t)lmr->addr;
+		g->size = lmr->len;
+		return true;
+	}
+	rmr = sd_ctx_find_rmr(ia, ctx);
+	if (rmr == NULL ||
+	    (rmr->scope == DAT_RMR_SCOPE_EP && (ep_id == 0 || rmr->ep_id != ep_id)))
+		return false;
+	g->lmr = rmr->lmr;
+	g->pz = rmr->pz;
+	g->priv = rmr->priv;
+	g->start = rmr->va;
+	g->size = rmr->len;
+	return true;
+}
+
+int sd_mem_resolve_remote(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
+			  DAT_RMR_CONTEXT rmr_context, uint64_t va,
+			  uint64_t len, DAT_MEM_PRIV_FLAGS need,
+			  struct sd_sge *sge, struct sd_lmr **out)
+{
+	struct grant g;
+	int err = 0;
+
+	*out = NULL;
+	sge->addr = NULL;
+	sge->len = 0;
+	if (len == 0)
+		return 0;
+	pthread_mutex_lock(&sd_mem_lock);
+	if (!grant_of(ia, rmr_context, ep_id, &g))
+		err = -ENOENT;
+	else if (g.pz != pz)
+		err = -EPERM;
+	else if ((g.priv & need) != need)
+		err = -EACCES;
+	else if (!sd_mem_in_range(g.start, g.size, va, len))
+		err = -ERANGE;
+	else {
+		/* An RMR's range lies in its LMR (checked at bind). */
+		g.lmr->busy++;
+		sge->addr = lmr_at(g.lmr, va);
+		sge->len = len;
+		*out = g.lmr;
+	}
+	pthread_mutex_unlock(&sd_mem_lock);
+	return err;
+}
+
+void sd_mem_remote_done(struct sd_lmr *lmr)
+{
+	if (lmr == NULL)
+		return;
+	pthread_mutex_lock(&sd_mem_lock);
+	lmr->busy--;
+	pthread_mutex_unlock(&sd_mem_lock);
+}
+
+DAT_RETURN sd_mem_resolve_rmr_local(struct sd_ia *ia, struct sd_pz *pz,
+				    uint64_t ep_id, const DAT_RMR_TRIPLET *t,
+				    struct sd_sge *sge)
+{
+	DAT_RETURN ret = DAT_SUCCESS;
+	struct grant g;
+
+	sge->addr = NULL;
+	sge->len = 0;
+	if (t->segment_length == 0)
+		return DAT_SUCCESS;
+	pthread_mutex_lock(&sd_mem_lock);
+	if (!grant_of(ia, t->rmr_context, ep_id, &g) ||
+	    !(g.priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
+		ret = SD_ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_WRITE);
+	else if (g.pz != pz)
+		ret = SD_ERR(DAT_PROTECTION_VIOLATION, DAT_PROTECTION_WRITE);
+	else if (!sd_mem_in_range(g.start, g.size, t->virtual_address,
+				  t->segment_length))
+		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	else {
+		sge->addr = lmr_at(g.lmr, t->virtual_address);
+		sge->len = t->segment_length;
+	}
+	pthread_mutex_unlock(&sd_mem_lock);
+	return ret;
+}
+
+/* Frees @rmr, whose last bind has ended. No lock held. */
+static void rmr_final_free(struct sd_rmr *rmr)
+{
+	pthread_mutex_lock(&sd_mem_lock);
+	sd_ctx_release_rmr(rmr->obj.ia, rmr);
+	pthread_mutex_unlock(&sd_mem_lock);
+	free(rmr);
+}
+
+/* Ends @rmr's binding, if any. Memory lock held. */
+void sd_mem_unbind(struct sd_rmr *rmr)
+{
+	if (rmr->lmr != NULL)
+		rmr->lmr->refs--;
+	rmr->lmr = NULL;
+	rmr->va = rmr->len = 0;
+	rmr->priv = 0;
+	rmr->rmr_context = 0;
+	rmr->ep_id = 0;
+}
+
+DAT_RETURN sd_mem_bind_reserve(struct sd_bind *b)
+{
+	struct sd_rmr *rmr = b->rmr;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	pthread_mutex_lock(&sd_mem_lock);
+	b->ctx = 0;
+	if (b->lmr != NULL) {
+		b->ctx = sd_ctx_next_rmr(rmr->obj.ia, rmr);
+		if (b->ctx == 0)
+			ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				     DAT_RESOURCE_MEMORY_REGION);
+		else
+			b->lmr->refs++;
+	}
+	if (ret == DAT_SUCCESS)
+		rmr->pending++;
+	pthread_mutex_unlock(&sd_mem_lock);
+	return ret;
+}
+
+DAT_DTO_COMPLETION_STATUS sd_mem_bind_exec(struct sd_bind *b, uint64_t ep_id)
+{
+	struct sd_rmr *rmr = b->rmr;
+	DAT_DTO_COMPLETION_STATUS st = DAT_DTO_SUCCESS;
+	bool last;
+
+	pthread_mutex_lock(&sd_mem_lock);
+	rmr->pending--;
+	if (rmr->freed) {
+		if (b->lmr != NULL)
+			b->lmr->refs--;
+		st = DAT_RMR_BIND_FAILURE;
+	} else {
+		sd_mem_unbind(rmr);
+		if (b->lmr != NULL) {	/* its reference passes to the RMR */
+			rmr->lmr = b->lmr;
+			rmr->va = b->va;
+			rmr->len = b->len;
+			rmr->priv = b->priv;
+			rmr->rmr_context = b->ctx;
+			rmr->ep_id = ep_id;
+		}
+	}
+	last = rmr->freed && rmr->pending == 0;
+	pthread_mutex_unlock(&sd_mem_lock);
+	if (last)
+		rmr_final_free(rmr);
+	return st;
+}
+
+void sd_mem_bind_abort(struct sd_bind *b)
+{
+	struct sd_rmr *rmr = b->rmr;
+	bool last;
+
+	pthread_mutex_lock(&sd_mem_lock);
+	rmr->pending--;
+	if (b->lmr != NULL)
+		b->lmr->refs--;
+	last = rmr->freed && rmr->pending == 0;
+	pthread_mutex_unlock(&sd_mem_lock);
+	if (last)
+		rmr_final_free(rmr);
+}
+
+int sd_mem_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
+		      DAT_RMR_CONTEXT ctx)
+{
+	struct sd_rmr *rmr;
+	int err = 0;
+
+	pthread_mutex_lock(&sd_mem_lock);
+	rmr = sd_ctx_find_rmr(ia, ctx);
+	if (rmr == NULL ||
+	    (rmr->scope == DAT_RMR_SCOPE_EP && rmr->ep_id != ep_id))
+		err = -ENOENT;
+	else if (rmr->pz != pz)
+		err = -EPERM;
+	else
+		sd_mem_unbind(rmr);
+	pthread_mutex_unlock(&sd_mem_lock);
+	return err;
+}
+
+/* See softdapl.h. Zero-length segments' other fields are don't-care. */
+DAT_RETURN sd_mem_resolve_iov(struct sd_ia *ia, struct sd_pz *pz,
+			      DAT_COUNT n, const DAT_LMR_TRIPLET *iov,
+			      DAT_COUNT max, DAT_MEM_PRIV_FLAGS need,
+			      struct sd_sge *sge, uint16_t *nsge,
+			      uint64_t *total)
+{
+	DAT_COUNT i;
+	uint16_t k = 0;
+
+	*total = 0;
+	if (n < 0 || n > max)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (n > 0 && iov == NULL)
+		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	for (i = 0; i < n; i++) {
+		DAT_RETURN r;
+
+		if (iov[i].segment_length == 0)
+			continue;
+		if (pz == NULL)
+			return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_PZ);
+		r = sd_mem_resolve_local(ia, pz, &iov[i], need, &sge[k]);
+		/*
+		 * Local write implies local read, as with verbs, where every
+		 * registration may be read locally: OFED's dtest sends from
+		 * buffers registered DAT_MEM_PRIV_LOCAL_WRITE_FLAG only.
+		 */
+		if (DAT_GET_TYPE(r) == DAT_PRIVILEGES_VIOLATION &&
+		    need == DAT_MEM_PRIV_LOCAL_READ_FLAG &&
+		    sd_mem_resolve_local(ia, pz, &iov[i],
+					 DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+					 &sge[k]) == DAT_SUCCESS)
+			r = DAT_SUCCESS;
+		if (r != DAT_SUCCESS)
+			return r;
+		*total += sge[k].len;
+		k++;
+	}
+	*nsge = k;
+	return DAT_SUCCESS;
+}
