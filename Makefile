@@ -211,7 +211,8 @@ TEST_LINK_OBJS	:= $(O)/registry/conf.o
 # the IAs test-provider-mem.c makes, so they are their pointers).
 TEST_LINK_OBJS	+= $(O)/provider/obj.o $(O)/provider/pz.o $(O)/provider/lmr.o \
 		   $(O)/provider/rmr.o $(O)/provider/api.o $(O)/provider/ctx.o \
-		   $(O)/provider/mem.o $(O)/provider/trace.o $(O)/provider/trace-api.o
+		   $(O)/provider/mem.o $(O)/provider/util.o $(O)/provider/trace.o \
+		   $(O)/provider/trace-api.o
 
 $(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"' \
 		   -DTEST_SAN_CFLAGS='"$(SAN_FLAGS)"'

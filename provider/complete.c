@@ -122,6 +122,7 @@ void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 	bool notify;
 	int r = 0;
 
+	SD_ASSERT_HELD(&ep->lock);
 	/* SEND-2: only errors of suppressed DTOs; nothing for a freed EP. */
 	if (ep->freed || (status == DAT_DTO_SUCCESS &&
 			  (w->flags & DAT_COMPLETION_SUPPRESS_FLAG)))

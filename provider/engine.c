@@ -98,6 +98,7 @@ void sd_engine_submit(struct sd_cmd *cmd)
 
 static void tick_cb(uv_timer_t *t)
 {
+	SD_ASSERT_ENGINE();
 	if (eng.hooks->tick())
 		return;
 	/*
@@ -119,6 +120,7 @@ static void tick_start(void)
 
 static void tick_cmd_fn(struct sd_cmd *cmd)
 {
+	SD_ASSERT_ENGINE();
 	(void)cmd;
 	tick_start();
 }
@@ -138,6 +140,7 @@ static void async_cb(uv_async_t *a)
 {
 	bool stop;
 
+	SD_ASSERT_ENGINE();
 	for (;;) {
 		struct sd_cmd *cmd = NULL;
 
@@ -174,6 +177,7 @@ static void sync_cb(struct sd_cmd *cmd)
 {
 	struct sync_cmd *s = sd_container_of(cmd, struct sync_cmd, cmd);
 
+	SD_ASSERT_ENGINE();
 	pthread_mutex_lock(&s->lock);
 	s->done = true;
 	pthread_cond_signal(&s->cond);
@@ -184,6 +188,7 @@ void sd_engine_sync(void)
 {
 	struct sync_cmd s = { .cmd = { .fn = sync_cb } };
 
+	SD_ASSERT_NOT_ENGINE();
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.cond, NULL);
 	sd_engine_submit(&s.cmd);
@@ -197,6 +202,7 @@ void sd_engine_sync(void)
 
 void sd_engine_worked(void)
 {
+	SD_ASSERT_ENGINE();
 	eng.work++;
 }
 

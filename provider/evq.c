@@ -51,6 +51,7 @@ void sd_evq_wake(struct sd_evd *evd)
 {
 	static const uint64_t one = 1;
 
+	SD_ASSERT_HELD(&evd->lock);
 	pthread_cond_signal(&evd->cond);
 	if (evd->polling && write(evd->efd, &one, sizeof(one)) < 0 &&
 	    errno != EAGAIN)
@@ -68,6 +69,7 @@ static void trace_event(struct sd_evd *evd, const DAT_EVENT *ev, int r)
 	const DAT_EVENT_DATA *d = &ev->event_data;
 	char keys[128];
 
+	SD_ASSERT_HELD(&evd->lock);
 	switch ((int)ev->event_number) {
 	case DAT_DTO_COMPLETION_EVENT:
 	case DAT_RMR_BIND_COMPLETION_EVENT:
@@ -281,6 +283,7 @@ DAT_OS_WAIT_PROXY_AGENT sd_evq_set_cno(struct sd_evd *evd,
 	DAT_OS_WAIT_PROXY_AGENT agent = { NULL, NULL };
 	struct sd_cno *old;
 
+	SD_ASSERT_HELD(&evd->obj.ia->lock);
 	pthread_mutex_lock(&evd->lock);
 	old = evd->cno;
 	evd->cno = cno;

@@ -81,6 +81,7 @@ static bool grant_of(const struct sd_ia *ia, uint32_t ctx, uint64_t ep_id,
 	struct sd_lmr *lmr = sd_ctx_find_lmr(ia, ctx, true);
 	struct sd_rmr *rmr;
 
+	SD_ASSERT_HELD(&sd_mem_lock);
 	if (lmr != NULL) {
 		g->lmr = lmr;
 		g->pz = lmr->pz;
@@ -183,6 +184,7 @@ static void rmr_final_free(struct sd_rmr *rmr)
 /* Ends @rmr's binding, if any. Memory lock held. */
 void sd_mem_unbind(struct sd_rmr *rmr)
 {
+	SD_ASSERT_HELD(&sd_mem_lock);
 	if (rmr->lmr != NULL)
 		rmr->lmr->refs--;
 	rmr->lmr = NULL;

@@ -114,6 +114,7 @@ void sd_qp_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why)
 {
 	DAT_EP_STATE from = ep->state;
 
+	SD_ASSERT_HELD(&ep->lock);
 	if (from == to)
 		return;
 	sd_dbg("%s %s => %s (%s)", sd_obj_name(&ep->obj).s,
@@ -129,6 +130,7 @@ void sd_qp_conn_event(struct sd_ep *ep, DAT_EVENT_NUMBER ev, bool pdata)
 {
 	DAT_EVENT e;
 
+	SD_ASSERT_HELD(&ep->lock);
 	if (ep->conn_evd == NULL || ep->freed)
 		return;
 	memset(&e, 0, sizeof(e));
@@ -148,6 +150,7 @@ void sd_qp_close(struct sd_ep *ep, DAT_EVENT_NUMBER ev,
 {
 	bool was = ep->state != DAT_EP_STATE_DISCONNECTED;
 
+	SD_ASSERT_HELD(&ep->lock);
 	sd_sock_detach(ep, ctl);
 	ep->cm_op = SD_CMOP_NONE;
 	sd_qp_set_state(ep, DAT_EP_STATE_DISCONNECTED, why);
@@ -187,11 +190,13 @@ void sd_qp_put(struct sd_ep *ep)
 
 static void ep_free_cmd(struct sd_cmd *cmd)
 {
+	SD_ASSERT_ENGINE();
 	sd_qp_put(sd_container_of(cmd, struct sd_ep, free_cmd));
 }
 
 DAT_COUNT sd_qp_recv_count(const struct sd_ep *ep)
 {
+	SD_ASSERT_HELD(&ep->lock);
 	/* The engine places in order: an EP holds one SRQ buffer at most. */
 	if (ep->srq != NULL)
 		return ep->rx.wqe != NULL && ep->rx.from_srq ? 1 : 0;
@@ -211,6 +216,7 @@ bool sd_qp_check_watermarks(struct sd_ep *ep, DAT_COUNT more)
 	DAT_COUNT n = sd_qp_recv_count(ep) + more;
 	bool hard = false;
 
+	SD_ASSERT_HELD(&ep->lock);
 	/* The soft one fires once per setting (dat_ep_set_watermark). */
 	if (ep->soft_armed && n > ep->soft_hw) {
 		ep->soft_armed = false;
@@ -237,6 +243,7 @@ static void ep_wm_cmd(struct sd_cmd *cmd)
 	struct sd_hdr t;
 	bool soft;
 
+	SD_ASSERT_ENGINE();
 	pthread_mutex_lock(&ep->lock);
 	ep->wm_queued = false;
 	soft = ep->soft_fire && !ep->freed;
@@ -361,6 +368,7 @@ struct sd_ep *sd_qp_create_passive(struct sd_ia *ia, const struct sd_cm_msg *hel
 	DAT_EP_ATTR a = sd_qp_default_attr;
 	struct sd_ep *ep;
 
+	SD_ASSERT_ENGINE();
 	/* We serve the reads it issues and issue at most what it serves. */
 	if (hello->rd_out > 0)
 		a.max_rdma_read_in = peer_depth(hello->rd_out);
@@ -394,6 +402,7 @@ void sd_qp_release(struct sd_ep *ep)
 	struct sd_hdr disc;
 	unsigned i;
 
+	SD_ASSERT_HELD(&ep->lock);
 	ep->freed = true;
 	evds[0] = ep->recv_evd;
 	evds[1] = ep->req_evd;
@@ -446,6 +455,7 @@ void sd_qp_flush(struct sd_ep *ep)
 {
 	struct sd_wqe *w;
 
+	SD_ASSERT_HELD(&ep->lock);
 	/* Requests: errors found by the wire keep their status. */
 	while ((w = sd_wq_at(&ep->sq, 0)) != NULL) {
 		struct sd_wqe c = *w;
@@ -482,6 +492,7 @@ int sd_qp_resize(struct sd_ep *ep, const DAT_EP_ATTR *a)
 {
 	struct sd_ep tmp;
 
+	SD_ASSERT_HELD(&ep->lock);
 	if (a->max_recv_dtos == ep->attr.max_recv_dtos &&
 	    a->max_request_dtos == ep->attr.max_request_dtos &&
 	    a->max_recv_iov == ep->attr.max_recv_iov &&
@@ -510,6 +521,7 @@ void sd_qp_flush_one(struct sd_ep *ep, const struct sd_wqe *tmpl)
 {
 	struct sd_wqe w = *tmpl;
 
+	SD_ASSERT_HELD(&ep->lock);
 	sd_complete_dto(ep, &w, w.op == SD_WR_RECV, DAT_DTO_ERR_FLUSHED, 0);
 }
 

@@ -102,6 +102,7 @@
 #ifndef SD_SOFTDAPL_H
 #define SD_SOFTDAPL_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -1019,6 +1020,28 @@ int sd_cond_init(pthread_cond_t *cond);
 void sd_deadline(struct timespec *deadline, DAT_TIMEOUT timeout_us);
 int sd_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
 		       const struct timespec *deadline);
+
+/*
+ * Lock and thread assertions. A function whose contract names a lock or a
+ * thread ("ep->lock.", "Engine.") checks it on entry with these. Like
+ * assert() they are compiled out with NDEBUG; every build this tree makes
+ * (the sanitizer builds included) has them on.
+ *
+ *   SD_ASSERT_HELD(m)       the calling thread holds mutex @m (glibc
+ *                           records a mutex's owner; elsewhere unchecked)
+ *   SD_ASSERT_ENGINE()      on the engine thread (engine.c)
+ *   SD_ASSERT_NOT_ENGINE()  on any other thread
+ */
+bool sd_mutex_held(const pthread_mutex_t *m);
+#ifdef NDEBUG
+#define SD_ASSERT_HELD(m)	((void)0)
+#define SD_ASSERT_ENGINE()	((void)0)
+#define SD_ASSERT_NOT_ENGINE()	((void)0)
+#else
+#define SD_ASSERT_HELD(m)	assert(sd_mutex_held(m))
+#define SD_ASSERT_ENGINE()	assert(sd_engine_on_thread())
+#define SD_ASSERT_NOT_ENGINE()	assert(!sd_engine_on_thread())
+#endif
 
 /*
  * A unit of work for the engine thread. Embedded in the object it acts on,

@@ -64,6 +64,7 @@ static uint32_t slot_index(const struct sd_srq *srq, const struct sd_wqe *w)
 {
 	unsigned i;
 
+	SD_ASSERT_HELD(&srq->lock);
 	for (i = 0; i < srq->nchunks; i++) {
 		const struct sd_srq_chunk *c = &srq->chunk[i];
 
@@ -138,6 +139,7 @@ static struct sd_wqe *srq_pop(struct sd_srq *srq)
 {
 	struct sd_wqe *w = sd_srqbuf_slot_at(srq, srq->avail[srq->avail_head]);
 
+	SD_ASSERT_HELD(&srq->lock);
 	srq->avail_head = (srq->avail_head + 1) % srq->size;
 	srq->avail_count--;
 	srq->taken++;

@@ -60,6 +60,7 @@
 /* True while @cno has not been freed or destroyed. Caller holds cno->lock. */
 bool sd_trigger_alive(const struct sd_cno *cno)
 {
+	SD_ASSERT_HELD(&cno->lock);
 	return cno->obj.magic == SD_MAGIC_CNO;
 }
 
@@ -75,6 +76,7 @@ static DAT_OS_WAIT_PROXY_AGENT cno_take_agent(struct sd_cno *cno)
 {
 	DAT_OS_WAIT_PROXY_AGENT agent = cno->agent;
 
+	SD_ASSERT_HELD(&cno->lock);
 	cno->agent.instance_data = NULL;
 	cno->agent.proxy_agent_func = NULL;
 	return agent;
@@ -85,6 +87,7 @@ static DAT_OS_WAIT_PROXY_AGENT cno_take_due(struct sd_cno *cno)
 {
 	DAT_OS_WAIT_PROXY_AGENT agent = cno->due;
 
+	SD_ASSERT_HELD(&cno->lock);
 	cno->due.instance_data = NULL;
 	cno->due.proxy_agent_func = NULL;
 	cno->due_evd = NULL;
@@ -104,6 +107,7 @@ void sd_trigger_agent_cmd(struct sd_cmd *cmd)
 	struct sd_evd *evd;
 	bool release;
 
+	SD_ASSERT_ENGINE();
 	assert(sd_engine_on_thread());
 	pthread_mutex_lock(&cno->lock);
 	assert(cno->agent_busy);
@@ -143,6 +147,7 @@ void sd_trigger_agent_cmd(struct sd_cmd *cmd)
  */
 bool sd_trigger_retire(struct sd_cno *cno, DAT_OS_WAIT_PROXY_AGENT owed[2])
 {
+	SD_ASSERT_HELD(&cno->lock);
 	owed[0] = cno_take_due(cno);
 	owed[1] = cno->again ? cno_take_agent(cno) :
 		  (DAT_OS_WAIT_PROXY_AGENT){ NULL, NULL };
@@ -165,6 +170,7 @@ static void cno_fire(struct sd_cno *cno, struct sd_evd *evd)
 {
 	uint64_t one = 1;
 
+	SD_ASSERT_HELD(&cno->lock);
 	if (!cno->fired && cno->fd >= 0 &&
 	    write(cno->fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		sd_dbg("cno %p: eventfd write failed (errno %d)", (void *)cno,
@@ -180,6 +186,7 @@ static void cno_fire(struct sd_cno *cno, struct sd_evd *evd)
  */
 static DAT_OS_WAIT_PROXY_AGENT cno_release_all(struct sd_cno *cno)
 {
+	SD_ASSERT_HELD(&cno->lock);
 	if (cno->fd >= 0)
 		cno_fire(cno, NULL);
 	cno->release++;

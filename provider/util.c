@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Utilities below every object: timed waits on CLOCK_MONOTONIC, for the
- * EVD and CNO waits (softdapl.h says what each returns). Any thread; no
- * lock of their own.
+ * EVD and CNO waits (softdapl.h says what each returns), and the owner
+ * check behind SD_ASSERT_HELD. Any thread; no lock of their own.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "softdapl.h"
 
@@ -43,4 +45,22 @@ int sd_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
 		return pthread_cond_wait(cond, mutex);
 	return pthread_cond_timedwait(cond, mutex, deadline) == ETIMEDOUT ?
 	       ETIMEDOUT : 0;
+}
+
+/*
+ * glibc keeps the kernel thread id of a mutex's owner in __data.__owner
+ * (0 when unlocked). The id of this thread is read once per thread.
+ */
+bool sd_mutex_held(const pthread_mutex_t *m)
+{
+#ifdef __GLIBC__
+	static __thread pid_t self;
+
+	if (self == 0)
+		self = (pid_t)syscall(SYS_gettid);
+	return __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) == self;
+#else
+	(void)m;
+	return true;
+#endif
 }

@@ -11,6 +11,7 @@ TEST_ENTRY_TIMEOUT(provider_mem_lmr_limit, 60)
 TEST_ENTRY(provider_mem_sync_rdma)
 TEST_ENTRY(provider_mem_rmr)
 TEST_ENTRY(provider_mem_destroy)
+TEST_ENTRY(provider_assert_locks)
 TEST_ENTRY(provider_mem_threads)
 
 /* test-provider-ia.c: IAs and memory through the registry */

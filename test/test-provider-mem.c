@@ -15,7 +15,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../provider/ep.h"
@@ -713,5 +715,67 @@ TEST_IMPL(provider_mem_threads)
 	ASSERT_OK(sd_lmr_free(shared));
 	ASSERT_OK(sd_pz_free(pz));
 	unit_ia_free(ia);
+	return 0;
+}
+
+static void *hold_mem_lock(void *arg)
+{
+	pthread_mutex_t *go = arg;
+
+	pthread_mutex_lock(&sd_mem_lock);
+	pthread_mutex_lock(go);		/* until the test lets go */
+	pthread_mutex_unlock(go);
+	pthread_mutex_unlock(&sd_mem_lock);
+	return NULL;
+}
+
+/*
+ * The lock assertions are live (softdapl.h, SD_ASSERT_HELD): the owner
+ * check tells this thread from another one holding the lock, and a
+ * function whose contract needs a lock aborts when called without it.
+ */
+TEST_IMPL(provider_assert_locks)
+{
+	pthread_mutex_t go = PTHREAD_MUTEX_INITIALIZER;
+	struct sd_rmr rmr;
+	pthread_t t;
+	int status;
+	pid_t pid;
+
+#ifdef NDEBUG
+	TEST_SKIP("built with NDEBUG: the assertions are compiled out");
+#endif
+	ASSERT_EQ(sd_mutex_held(&sd_mem_lock), false);
+	pthread_mutex_lock(&sd_mem_lock);
+	ASSERT_EQ(sd_mutex_held(&sd_mem_lock), true);
+	pthread_mutex_unlock(&sd_mem_lock);
+	ASSERT_EQ(sd_mutex_held(&sd_mem_lock), false);
+
+	pthread_mutex_lock(&go);
+	ASSERT_EQ(pthread_create(&t, NULL, hold_mem_lock, &go), 0);
+	while (pthread_mutex_trylock(&sd_mem_lock) == 0) {	/* until it holds it */
+		pthread_mutex_unlock(&sd_mem_lock);
+		sched_yield();
+	}
+	ASSERT_EQ(sd_mutex_held(&sd_mem_lock), false);	/* held, not by us */
+	pthread_mutex_unlock(&go);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+
+	/* sd_mem_unbind's contract: the memory lock held. */
+	memset(&rmr, 0, sizeof(rmr));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		signal(SIGABRT, SIG_DFL);
+		sd_mem_unbind(&rmr);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_NE(WIFSIGNALED(status), 0);
+	ASSERT_EQ(WTERMSIG(status), SIGABRT);
+
+	pthread_mutex_lock(&sd_mem_lock);
+	sd_mem_unbind(&rmr);	/* with it: no abort */
+	pthread_mutex_unlock(&sd_mem_lock);
 	return 0;
 }
