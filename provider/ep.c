@@ -598,10 +598,7 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 
 	pthread_mutex_lock(&ep->lock);
-	memset(&disc, 0, sizeof(disc));
-	disc.op = SD_OP_DISCONNECT;
-	disc.ack = ep->rx.executed;
-	disc.tag = SD_TAG_NONE;
+	sd_tx_ctl(ep, &disc, SD_OP_DISCONNECT, SD_TAG_NONE, 0);
 	switch (ep->state) {
 	case DAT_EP_STATE_DISCONNECTED:
 		break;		/* "Disconnecting a ... Disconnected Endpoint is no-op" */

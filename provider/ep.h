@@ -667,6 +667,14 @@ void sd_tx_complete_acked(struct sd_ep *ep);
  */
 void sd_qp_flush(struct sd_ep *ep);
 
+/*
+ * Fills @h as a control frame @op (TERMINATE, DISCONNECT, ACK) of @ep
+ * with @tag and @code, acknowledging what @ep has executed. The one
+ * place a control header is built. ep->lock.
+ */
+void sd_tx_ctl(const struct sd_ep *ep, struct sd_hdr *h, uint8_t op,
+	       uint32_t tag, uint32_t code);
+
 /* Resets tx and rx for a new connection. ep->lock. */
 void sd_wire_reset(struct sd_ep *ep);
 

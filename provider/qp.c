@@ -250,11 +250,8 @@ static void ep_wm_cmd(struct sd_cmd *cmd)
 	ep->soft_fire = false;
 	if (ep->hard_fire && ep_connected(ep)) {
 		/* The peer sees BROKEN too; nothing of its is at fault. */
-		memset(&t, 0, sizeof(t));
-		t.op = SD_OP_TERMINATE;
-		t.ack = ep->rx.executed;
-		t.tag = SD_TAG_NONE;
-		t.code = SD_TERM_PROTOCOL;
+		sd_tx_ctl(ep, &t, SD_OP_TERMINATE, SD_TAG_NONE,
+			  SD_TERM_PROTOCOL);
 		sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, &t,
 			    "hard high watermark exceeded");
 	}
@@ -415,10 +412,7 @@ void sd_qp_release(struct sd_ep *ep)
 		sd_srqbuf_release(ep->srq, ep->rx.wqe, true);
 		ep->rx.wqe = NULL;
 	}
-	memset(&disc, 0, sizeof(disc));
-	disc.op = SD_OP_DISCONNECT;
-	disc.ack = ep->rx.executed;
-	disc.tag = SD_TAG_NONE;
+	sd_tx_ctl(ep, &disc, SD_OP_DISCONNECT, SD_TAG_NONE, 0);
 	sd_qp_close(ep, 0, &disc, "freed");
 	ep->rsp = NULL;
 	ep->cr = NULL;

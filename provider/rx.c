@@ -66,11 +66,7 @@ static int terminate(struct sd_ep *ep, uint32_t code, uint32_t tag, const char *
 {
 	struct sd_hdr t;
 
-	memset(&t, 0, sizeof(t));
-	t.op = SD_OP_TERMINATE;
-	t.ack = ep->rx.executed;
-	t.tag = tag;
-	t.code = code;
+	sd_tx_ctl(ep, &t, SD_OP_TERMINATE, tag, code);
 	sd_dbg("%s: terminate (%s)", sd_obj_name(&ep->obj).s, why);
 	trace_refused(ep, why);
 	sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, &t, why);
@@ -493,10 +489,7 @@ static int rx_disconnect(struct sd_ep *ep)
 	struct sd_hdr d;
 
 	/* Answer with ours (its ack completes the peer's requests). */
-	memset(&d, 0, sizeof(d));
-	d.op = SD_OP_DISCONNECT;
-	d.ack = ep->rx.executed;
-	d.tag = SD_TAG_NONE;
+	sd_tx_ctl(ep, &d, SD_OP_DISCONNECT, SD_TAG_NONE, 0);
 	sd_cnt_inc(ep->obj.ia->cnt, ep->tx.disc_sent ? DCNT_IA_CM_DREP_RX :
 		   DCNT_IA_CM_DREQ_RX);
 	sd_cm_peer_order(ep);

@@ -98,14 +98,22 @@ void sd_tx_complete_acked(struct sd_ep *ep)
 /* ---- choosing frames --------------------------------------------- */
 
 /* A header-only frame of @op into @f. */
+void sd_tx_ctl(const struct sd_ep *ep, struct sd_hdr *h, uint8_t op,
+	       uint32_t tag, uint32_t code)
+{
+	SD_ASSERT_HELD(&ep->lock);
+	memset(h, 0, sizeof(*h));
+	h->op = op;
+	h->ack = ep->rx.executed;
+	h->tag = tag;
+	h->code = code;
+}
+
 static void ctl_frame(struct sd_ep *ep, struct sd_txf *f, uint8_t op)
 {
 	struct sd_hdr h;
 
-	memset(&h, 0, sizeof(h));
-	h.op = op;
-	h.ack = ep->rx.executed;
-	h.tag = SD_TAG_NONE;
+	sd_tx_ctl(ep, &h, op, SD_TAG_NONE, 0);
 	sd_hdr_pack(&h, f->hdr);
 	ep->tx.ack_sent = h.ack;
 	f->kind = SD_TX_CTL;
