@@ -447,16 +447,36 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 	return DAT_SUCCESS;
 }
 
-/* Private data arguments, checked as every connect call does. */
-static DAT_RETURN pdata_args(DAT_COUNT size, const void *pdata,
-			     DAT_RETURN_SUBTYPE size_arg,
-			     DAT_RETURN_SUBTYPE pdata_arg)
+/*
+ * The arguments every connect call ends with: the timeout (0 is
+ * DAT_INVALID_PARAMETER) then the private data's size and pointer, at
+ * argument positions @arg_timeout, @arg_timeout + 1 and + 2 of the call.
+ */
+static DAT_RETURN connect_args(DAT_TIMEOUT timeout, DAT_COUNT size,
+			       const void *pdata, DAT_RETURN_SUBTYPE arg_timeout)
 {
+	if (timeout == 0)
+		return SD_ERR(DAT_INVALID_PARAMETER, arg_timeout);
 	if (size < 0 || size > SD_MAX_PRIVATE_DATA)
-		return SD_ERR(DAT_INVALID_PARAMETER, size_arg);
+		return SD_ERR(DAT_INVALID_PARAMETER, arg_timeout + 1);
 	if (size > 0 && pdata == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, pdata_arg);
+		return SD_ERR(DAT_INVALID_PARAMETER, arg_timeout + 2);
 	return DAT_SUCCESS;
+}
+
+/* ep_start_connect under ep->lock, for the three connect calls. */
+static DAT_RETURN start_connect(struct sd_ep *ep,
+				const struct sockaddr_storage *remote,
+				DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
+				DAT_COUNT pdata_size, const void *pdata)
+{
+	DAT_RETURN ret;
+
+	pthread_mutex_lock(&ep->lock);
+	ret = ep_start_connect(ep, remote, conn_qual, timeout, pdata_size,
+			       pdata);
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
 }
 
 /*
@@ -485,20 +505,14 @@ DAT_RETURN DAT_API sd_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 	if (sd_qual_port(conn_qual) < 0)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	conn_qual = (DAT_CONN_QUAL)sd_qual_port(conn_qual);
-	if (timeout == 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	ret = pdata_args(pdata_size, pdata, DAT_INVALID_ARG5, DAT_INVALID_ARG6);
+	ret = connect_args(timeout, pdata_size, pdata, DAT_INVALID_ARG4);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (flags & DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)
 		return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	if (flags & ~(DAT_CONNECT_MULTIPATH_FLAG))
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
-
-	pthread_mutex_lock(&ep->lock);
-	ret = ep_start_connect(ep, &ss, conn_qual, timeout, pdata_size, pdata);
-	pthread_mutex_unlock(&ep->lock);
-	return ret;
+	return start_connect(ep, &ss, conn_qual, timeout, pdata_size, pdata);
 }
 
 /*
@@ -526,9 +540,7 @@ DAT_RETURN DAT_API sd_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (dup == ep)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (timeout == 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	ret = pdata_args(pdata_size, pdata, DAT_INVALID_ARG4, DAT_INVALID_ARG5);
+	ret = connect_args(timeout, pdata_size, pdata, DAT_INVALID_ARG3);
 	if (ret != DAT_SUCCESS)
 		return ret;
 
@@ -543,11 +555,7 @@ DAT_RETURN DAT_API sd_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 	pthread_mutex_unlock(&dup->lock);
 	if (ret != DAT_SUCCESS)
 		return ret;
-
-	pthread_mutex_lock(&ep->lock);
-	ret = ep_start_connect(ep, &ss, port, timeout, pdata_size, pdata);
-	pthread_mutex_unlock(&ep->lock);
-	return ret;
+	return start_connect(ep, &ss, port, timeout, pdata_size, pdata);
 }
 
 /*
@@ -574,16 +582,11 @@ DAT_RETURN DAT_API sd_ep_common_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr
 		return ret;
 	if (addr_port(&ss) == 0)
 		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_MALFORMED);
-	if (timeout == 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	ret = pdata_args(pdata_size, pdata, DAT_INVALID_ARG4, DAT_INVALID_ARG5);
+	ret = connect_args(timeout, pdata_size, pdata, DAT_INVALID_ARG3);
 	if (ret != DAT_SUCCESS)
 		return ret;
-
-	pthread_mutex_lock(&ep->lock);
-	ret = ep_start_connect(ep, &ss, addr_port(&ss), timeout, pdata_size, pdata);
-	pthread_mutex_unlock(&ep->lock);
-	return ret;
+	return start_connect(ep, &ss, addr_port(&ss), timeout, pdata_size,
+			     pdata);
 }
 
 DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
