@@ -20,32 +20,6 @@
 #include "ep.h"
 #include "entry.h"
 
-/* Allocates a service point of kind @magic for @evd (checked). */
-static struct sd_sp *sp_new(struct sd_ia *ia, uint32_t magic,
-			    DAT_HANDLE_TYPE type, struct sd_evd *evd)
-{
-	struct sd_sp *sp = calloc(1, sizeof(*sp));
-
-	if (sp == NULL)
-		return NULL;
-	sd_obj_init(&sp->obj, ia, magic, type);
-	pthread_mutex_init(&sp->lock, NULL);
-	sp->evd = evd;
-	sp->fd = -1;
-	return sp;
-}
-
-/* Lists @sp in @list and takes its EVD reference. */
-static void sp_list(struct sd_sp *sp, struct sd_list *list)
-{
-	struct sd_ia *ia = sp->obj.ia;
-
-	pthread_mutex_lock(&ia->lock);
-	sp->evd->refs++;
-	sd_list_add_tail(list, &sp->obj.node);
-	pthread_mutex_unlock(&ia->lock);
-}
-
 /* The CR EVD of a service point of @ia, or NULL. */
 static struct sd_evd *cr_evd(struct sd_ia *ia, DAT_EVD_HANDLE h)
 {
@@ -75,22 +49,9 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	if (out == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	sp = sp_new(ia, SD_MAGIC_PSP, DAT_HANDLE_TYPE_PSP, evd);
-	if (sp == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-	sp->flags = flags;
-	sp_list(sp, &ia->psps);
-	ret = sd_sp_listen(sp, ia, port);
-	if (ret != DAT_SUCCESS) {
-		/* Never listened: undo by hand, nothing reached the engine. */
-		pthread_mutex_lock(&ia->lock);
-		sd_list_del(&sp->obj.node);
-		evd->refs--;
-		pthread_mutex_unlock(&ia->lock);
-		pthread_mutex_destroy(&sp->lock);
-		free(sp);
+	ret = sd_sp_create(ia, SD_MAGIC_PSP, evd, flags, NULL, port, &sp);
+	if (ret != DAT_SUCCESS)
 		return ret;
-	}
 	if (chosen)
 		*chosen = sp->conn_qual;
 	/*
@@ -241,22 +202,10 @@ DAT_RETURN DAT_API sd_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
 		     ((const struct sockaddr_in6 *)addr)->sin6_port :
 		     ((const struct sockaddr_in *)addr)->sin_port);
 
-	sp = sp_new(ia, SD_MAGIC_CSP, DAT_HANDLE_TYPE_CSP, evd);
-	if (sp == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-	sp->flags = DAT_PSP_CONSUMER_FLAG;
-	sp->comm = *comm;
-	sp_list(sp, &ia->psps);
-	ret = sd_sp_listen(sp, ia, port);
-	if (ret != DAT_SUCCESS) {
-		pthread_mutex_lock(&ia->lock);
-		sd_list_del(&sp->obj.node);
-		evd->refs--;
-		pthread_mutex_unlock(&ia->lock);
-		pthread_mutex_destroy(&sp->lock);
-		free(sp);
+	ret = sd_sp_create(ia, SD_MAGIC_CSP, evd, DAT_PSP_CONSUMER_FLAG, comm,
+			   port, &sp);
+	if (ret != DAT_SUCCESS)
 		return ret;
-	}
 	/* A CSP has no counters of its own; it listens on TCP only. */
 	sd_cnt_inc(ia->cnt, DCNT_IA_CM_LISTEN);
 	/* What it listens on: the IA's address, the port bound. */

@@ -307,3 +307,59 @@ struct sd_sp *sd_sp_find(struct sd_ia *ia, DAT_CONN_QUAL conn_qual)
 	}
 	return NULL;
 }
+
+/* Allocates a service point of kind @magic for @evd (checked). */
+static struct sd_sp *sp_new(struct sd_ia *ia, uint32_t magic,
+			    DAT_HANDLE_TYPE type, struct sd_evd *evd)
+{
+	struct sd_sp *sp = calloc(1, sizeof(*sp));
+
+	if (sp == NULL)
+		return NULL;
+	sd_obj_init(&sp->obj, ia, magic, type);
+	pthread_mutex_init(&sp->lock, NULL);
+	sp->evd = evd;
+	sp->fd = -1;
+	return sp;
+}
+
+/* Lists @sp in @list and takes its EVD reference. */
+static void sp_list(struct sd_sp *sp, struct sd_list *list)
+{
+	struct sd_ia *ia = sp->obj.ia;
+
+	pthread_mutex_lock(&ia->lock);
+	sp->evd->refs++;
+	sd_list_add_tail(list, &sp->obj.node);
+	pthread_mutex_unlock(&ia->lock);
+}
+
+DAT_RETURN sd_sp_create(struct sd_ia *ia, uint32_t magic, struct sd_evd *evd,
+			DAT_PSP_FLAGS flags, const DAT_COMM *comm,
+			DAT_CONN_QUAL port, struct sd_sp **out)
+{
+	struct sd_sp *sp;
+	DAT_RETURN ret;
+
+	sp = sp_new(ia, magic, magic == SD_MAGIC_CSP ? DAT_HANDLE_TYPE_CSP :
+						       DAT_HANDLE_TYPE_PSP, evd);
+	if (sp == NULL)
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	sp->flags = flags;
+	if (comm != NULL)
+		sp->comm = *comm;
+	sp_list(sp, &ia->psps);
+	ret = sd_sp_listen(sp, ia, port);
+	if (ret != DAT_SUCCESS) {
+		/* Never listened: undo by hand, nothing reached the engine. */
+		pthread_mutex_lock(&ia->lock);
+		sd_list_del(&sp->obj.node);
+		evd->refs--;
+		pthread_mutex_unlock(&ia->lock);
+		pthread_mutex_destroy(&sp->lock);
+		free(sp);
+		return ret;
+	}
+	*out = sp;
+	return DAT_SUCCESS;
+}
