@@ -7,8 +7,76 @@
  * touch no object's state, so any thread may call them. Nothing below the
  * entry points calls them.
  */
+#include <errno.h>
+
 #include "api.h"
 #include "ep.h"
+
+/*
+ * Negative errno from the layers below, and the DAT_RETURN each becomes:
+ * X(errno, type, subtype), where the subtype is a constant or one of
+ * the POS_* below, taken from the call's struct sd_argpos.
+ *
+ *   -E2BIG   a segment count above the EP's or SRQ's limit (COMMON-1)
+ *   -EFAULT  no segment list for a count above 0
+ *   -ERANGE  a segment outside its region (COMMON-5)
+ *   -EACCES  an unknown context, or a missing privilege (COMMON-7)
+ *   -EPERM   memory of another protection zone (COMMON-6)
+ *   -ENODEV  a segment to resolve on an EP without a PZ
+ *   -ENOSPC  no context left to bind an RMR with
+ *   -ENOMEM  out of memory
+ */
+enum { POS_COUNT = -1, POS_IOV = -2, POS_PRIV = -3, POS_PROT = -4 };
+
+#define SD_ERRNO_MAP(X)							\
+	X(E2BIG,  DAT_INVALID_PARAMETER,      POS_COUNT)			\
+	X(EFAULT, DAT_INVALID_PARAMETER,      POS_IOV)			\
+	X(ERANGE, DAT_INVALID_PARAMETER,      POS_IOV)			\
+	X(EACCES, DAT_PRIVILEGES_VIOLATION,   POS_PRIV)			\
+	X(EPERM,  DAT_PROTECTION_VIOLATION,   POS_PROT)			\
+	X(ENODEV, DAT_INVALID_STATE,          DAT_INVALID_STATE_EP_PZ)	\
+	X(ENOSPC, DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION) \
+	X(ENOMEM, DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY)
+
+static const struct {
+	int		err;
+	DAT_RETURN	type;
+	int		sub;
+} errno_map[] = {
+#define SD_ERRNO_ROW(e, t, s) { e, t, s },
+	SD_ERRNO_MAP(SD_ERRNO_ROW)
+#undef SD_ERRNO_ROW
+};
+
+DAT_RETURN sd_api_err(int err, const struct sd_argpos *pos)
+{
+	size_t i;
+
+	if (err == 0)
+		return DAT_SUCCESS;
+	for (i = 0; i < SD_ARRAY_SIZE(errno_map); i++) {
+		int sub = errno_map[i].sub;
+
+		if (errno_map[i].err != -err)
+			continue;
+		switch (sub) {
+		case POS_COUNT:
+			return SD_ERR(errno_map[i].type, pos->count);
+		case POS_IOV:
+			return SD_ERR(errno_map[i].type, pos->iov);
+		case POS_PRIV:
+			return SD_ERR(errno_map[i].type, pos->write ?
+				      DAT_PRIVILEGES_WRITE : DAT_PRIVILEGES_READ);
+		case POS_PROT:
+			return SD_ERR(errno_map[i].type, pos->write ?
+				      DAT_PROTECTION_WRITE : DAT_PROTECTION_READ);
+		default:
+			return SD_ERR(errno_map[i].type, sub);
+		}
+	}
+	sd_log("internal error: errno %d has no DAT_RETURN", -err);
+	return SD_ERR(DAT_INTERNAL_ERROR, 0);
+}
 
 /* dat_ep_modify's checks and copy that need no EP, shared with ud.c (ep.h). */
 DAT_RETURN sd_api_modify_args(struct sd_ia *ia, DAT_EP_PARAM_MASK mask,

@@ -51,4 +51,24 @@ void sd_api_attr_take(DAT_EP_ATTR *a, DAT_EP_PARAM_MASK mask,
  */
 bool sd_api_flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed);
 
+/*
+ * Where the call being made keeps the arguments an error below may name:
+ * the segment count and the segment list (or the one triplet), and
+ * whether its memory is written (the privilege and protection subtypes
+ * then say WRITE, else READ).
+ */
+struct sd_argpos {
+	DAT_RETURN_SUBTYPE	count;
+	DAT_RETURN_SUBTYPE	iov;
+	bool			write;
+};
+
+/*
+ * The DAT_RETURN of negative errno @err from the layers below, for a call
+ * whose arguments stand at @pos: the one place such a translation is
+ * written (api.c, SD_ERRNO_MAP). 0 gives DAT_SUCCESS. An errno the table
+ * lacks is a provider bug: logged, and DAT_INTERNAL_ERROR.
+ */
+DAT_RETURN sd_api_err(int err, const struct sd_argpos *pos);
+
 #endif

@@ -31,29 +31,26 @@ static char *lmr_at(const struct sd_lmr *lmr, uint64_t va)
 	return lmr->addr + (va - (uint64_t)(uintptr_t)lmr->addr);
 }
 
-DAT_RETURN sd_mem_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
-				const DAT_LMR_TRIPLET *t, DAT_MEM_PRIV_FLAGS need,
-				struct sd_sge *sge)
+int sd_mem_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
+			 const DAT_LMR_TRIPLET *t, DAT_MEM_PRIV_FLAGS need,
+			 struct sd_sge *sge)
 {
-	bool write = need & DAT_MEM_PRIV_LOCAL_WRITE_FLAG;
 	struct sd_lmr *lmr;
-	DAT_RETURN ret = DAT_SUCCESS;
+	int ret = 0;
 
 	if (t->segment_length == 0) {
 		sge->addr = NULL;
 		sge->len = 0;
-		return DAT_SUCCESS;
+		return 0;
 	}
 	pthread_mutex_lock(&sd_mem_lock);
 	lmr = sd_ctx_find_lmr(ia, t->lmr_context, false);
 	if (lmr == NULL || (lmr->priv & need) != need)	/* COMMON-7 */
-		ret = SD_ERR(DAT_PRIVILEGES_VIOLATION,
-			     write ? DAT_PRIVILEGES_WRITE : DAT_PRIVILEGES_READ);
+		ret = -EACCES;
 	else if (lmr->pz != pz)				/* COMMON-6 */
-		ret = SD_ERR(DAT_PROTECTION_VIOLATION,
-			     write ? DAT_PROTECTION_WRITE : DAT_PROTECTION_READ);
+		ret = -EPERM;
 	else if (!sd_lmr_in_region(lmr, t->virtual_address, t->segment_length))
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3); /* COMMON-5 */
+		ret = -ERANGE;				/* COMMON-5 */
 	else {
 		sge->addr = lmr_at(lmr, t->virtual_address);
 		sge->len = t->segment_length;
@@ -144,26 +141,26 @@ void sd_mem_remote_done(struct sd_lmr *lmr)
 	pthread_mutex_unlock(&sd_mem_lock);
 }
 
-DAT_RETURN sd_mem_resolve_rmr_local(struct sd_ia *ia, struct sd_pz *pz,
-				    uint64_t ep_id, const DAT_RMR_TRIPLET *t,
-				    struct sd_sge *sge)
+int sd_mem_resolve_rmr_local(struct sd_ia *ia, struct sd_pz *pz,
+			     uint64_t ep_id, const DAT_RMR_TRIPLET *t,
+			     struct sd_sge *sge)
 {
-	DAT_RETURN ret = DAT_SUCCESS;
 	struct grant g;
+	int ret = 0;
 
 	sge->addr = NULL;
 	sge->len = 0;
 	if (t->segment_length == 0)
-		return DAT_SUCCESS;
+		return 0;
 	pthread_mutex_lock(&sd_mem_lock);
 	if (!grant_of(ia, t->rmr_context, ep_id, &g) ||
 	    !(g.priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
-		ret = SD_ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_WRITE);
+		ret = -EACCES;
 	else if (g.pz != pz)
-		ret = SD_ERR(DAT_PROTECTION_VIOLATION, DAT_PROTECTION_WRITE);
+		ret = -EPERM;
 	else if (!sd_mem_in_range(g.start, g.size, t->virtual_address,
 				  t->segment_length))
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = -ERANGE;
 	else {
 		sge->addr = lmr_at(g.lmr, t->virtual_address);
 		sge->len = t->segment_length;
@@ -194,22 +191,21 @@ void sd_mem_unbind(struct sd_rmr *rmr)
 	rmr->ep_id = 0;
 }
 
-DAT_RETURN sd_mem_bind_reserve(struct sd_bind *b)
+int sd_mem_bind_reserve(struct sd_bind *b)
 {
 	struct sd_rmr *rmr = b->rmr;
-	DAT_RETURN ret = DAT_SUCCESS;
+	int ret = 0;
 
 	pthread_mutex_lock(&sd_mem_lock);
 	b->ctx = 0;
 	if (b->lmr != NULL) {
 		b->ctx = sd_ctx_next_rmr(rmr->obj.ia, rmr);
 		if (b->ctx == 0)
-			ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
-				     DAT_RESOURCE_MEMORY_REGION);
+			ret = -ENOSPC;
 		else
 			b->lmr->refs++;
 	}
-	if (ret == DAT_SUCCESS)
+	if (ret == 0)
 		rmr->pending++;
 	pthread_mutex_unlock(&sd_mem_lock);
 	return ret;
@@ -280,44 +276,42 @@ int sd_mem_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 }
 
 /* See softdapl.h. Zero-length segments' other fields are don't-care. */
-DAT_RETURN sd_mem_resolve_iov(struct sd_ia *ia, struct sd_pz *pz,
-			      DAT_COUNT n, const DAT_LMR_TRIPLET *iov,
-			      DAT_COUNT max, DAT_MEM_PRIV_FLAGS need,
-			      struct sd_sge *sge, uint16_t *nsge,
-			      uint64_t *total)
+int sd_mem_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
+		       const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
+		       DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
+		       uint16_t *nsge, uint64_t *total)
 {
 	DAT_COUNT i;
 	uint16_t k = 0;
 
 	*total = 0;
 	if (n < 0 || n > max)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return -E2BIG;
 	if (n > 0 && iov == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return -EFAULT;
 	for (i = 0; i < n; i++) {
-		DAT_RETURN r;
+		int r;
 
 		if (iov[i].segment_length == 0)
 			continue;
 		if (pz == NULL)
-			return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_PZ);
+			return -ENODEV;
 		r = sd_mem_resolve_local(ia, pz, &iov[i], need, &sge[k]);
 		/*
 		 * Local write implies local read, as with verbs, where every
 		 * registration may be read locally: OFED's dtest sends from
 		 * buffers registered DAT_MEM_PRIV_LOCAL_WRITE_FLAG only.
 		 */
-		if (DAT_GET_TYPE(r) == DAT_PRIVILEGES_VIOLATION &&
-		    need == DAT_MEM_PRIV_LOCAL_READ_FLAG &&
+		if (r == -EACCES && need == DAT_MEM_PRIV_LOCAL_READ_FLAG &&
 		    sd_mem_resolve_local(ia, pz, &iov[i],
 					 DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
-					 &sge[k]) == DAT_SUCCESS)
-			r = DAT_SUCCESS;
-		if (r != DAT_SUCCESS)
+					 &sge[k]) == 0)
+			r = 0;
+		if (r < 0)
 			return r;
 		*total += sge[k].len;
 		k++;
 	}
 	*nsge = k;
-	return DAT_SUCCESS;
+	return 0;
 }

@@ -45,24 +45,6 @@
 #include "entry.h"
 
 /*
- * Rewrites the subtype DAT_INVALID_ARG2 or _ARG3 that resolve_iov and
- * sd_mem_resolve_local give for the segment count and local_iov (their
- * places in the seed calls) into @arg_n and @arg_iov, the places of those
- * arguments in the call being made.
- */
-static DAT_RETURN rename_args(DAT_RETURN r, DAT_RETURN_SUBTYPE arg_n,
-			      DAT_RETURN_SUBTYPE arg_iov)
-{
-	if (DAT_GET_TYPE(r) != DAT_INVALID_PARAMETER)
-		return r;
-	if (DAT_GET_SUBTYPE(r) == DAT_INVALID_ARG2)
-		return SD_ERR(DAT_INVALID_PARAMETER, arg_n);
-	if (DAT_GET_SUBTYPE(r) == DAT_INVALID_ARG3)
-		return SD_ERR(DAT_INVALID_PARAMETER, arg_iov);
-	return r;
-}
-
-/*
  * A request to post: the arguments of the call, and where each stands
  * in it (the subtype that names it in an error).
  */
@@ -221,10 +203,14 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 		/* read_to_rmr: resolved under ep->lock below. */
 	} else {
 		/* COMMON-5..7 */
-		ret = sd_mem_resolve_iov(ep->obj.ia, ep->pz, q->n, q->iov, max,
-					 need, sge, &nsge, &total);
+		ret = sd_api_err(sd_mem_resolve_iov(ep->obj.ia, ep->pz, q->n,
+						    q->iov, max, need, sge,
+						    &nsge, &total),
+				 &(struct sd_argpos){
+					.count = q->arg_n, .iov = q->arg_iov,
+					.write = need == DAT_MEM_PRIV_LOCAL_WRITE_FLAG });
 		if (ret != DAT_SUCCESS)
-			return rename_args(ret, q->arg_n, q->arg_iov);
+			return ret;
 	}
 	if (is_atomic(q->op)) {
 		if (q->remote->virtual_address % SD_ATOMIC_SIZE != 0)
@@ -261,8 +247,11 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 
 	pthread_mutex_lock(&ep->lock);
 	if (q->rmr_local != NULL) {
-		ret = sd_mem_resolve_rmr_local(ep->obj.ia, ep->pz, ep->tx.ep_id,
-					       q->rmr_local, &sge[0]);
+		ret = sd_api_err(sd_mem_resolve_rmr_local(ep->obj.ia, ep->pz,
+							  ep->tx.ep_id,
+							  q->rmr_local, &sge[0]),
+				 &(struct sd_argpos){ .iov = DAT_INVALID_ARG2,
+						      .write = true });
 		if (ret != DAT_SUCCESS)
 			goto out;
 		nsge = sge[0].len > 0 ? 1 : 0;
@@ -494,9 +483,13 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
 	if (!sd_api_flags_ok(flags, ep->attr.recv_completion_flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sd_mem_resolve_iov(ep->obj.ia, ep->pz, n, iov,
-				 ep->attr.max_recv_iov,
-				 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge, &total);
+	ret = sd_api_err(sd_mem_resolve_iov(ep->obj.ia, ep->pz, n, iov,
+					    ep->attr.max_recv_iov,
+					    DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge,
+					    &nsge, &total),
+			 &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
+					      .iov = DAT_INVALID_ARG3,
+					      .write = true });
 	if (ret != DAT_SUCCESS)
 		return ret;
 

@@ -552,9 +552,11 @@ DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
 		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto out;
 	}
-	ret = sd_mem_bind_reserve(&tmpl.x.bind);
-	if (ret != DAT_SUCCESS)
+	if (sd_mem_bind_reserve(&tmpl.x.bind) < 0) {
+		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+			     DAT_RESOURCE_MEMORY_REGION);
 		goto out;
+	}
 	{
 		struct sd_sge *slots = w->sge;
 

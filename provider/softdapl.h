@@ -510,18 +510,16 @@ struct sd_sge {
  * Resolves one DAT_LMR_TRIPLET of a post on an EP or SRQ of PZ @pz that
  * needs local privilege @need (DAT_MEM_PRIV_LOCAL_READ_FLAG for data sent
  * or written out, DAT_MEM_PRIV_LOCAL_WRITE_FLAG for data received or read
- * in) into @sge. Returns DAT_SUCCESS or, per COMMON-5..7:
- * DAT_INVALID_PARAMETER (segment outside its LMR), DAT_PROTECTION_VIOLATION
- * (LMR of another PZ), DAT_PRIVILEGES_VIOLATION (unknown lmr_context or
- * missing privilege). Subtypes: DAT_INVALID_ARG3 (local_iov is the third
- * argument of every post call), DAT_PROTECTION_/DAT_PRIVILEGES_READ or
- * _WRITE after @need. A zero segment_length resolves to an empty @sge
- * whatever the other fields (DAT: they are then don't-care). Any thread;
- * takes the memory lock; allocates nothing.
+ * in) into @sge. Returns 0 or, per COMMON-5..7: -ERANGE (segment
+ * outside its LMR), -EPERM (LMR of another PZ), -EACCES (unknown
+ * lmr_context or missing privilege); the entry point turns them into its
+ * DAT_RETURN (sd_api_err). A zero segment_length resolves to an empty
+ * @sge whatever the other fields (DAT: they are then don't-care). Any
+ * thread; takes the memory lock; allocates nothing.
  */
-DAT_RETURN sd_mem_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
-				const DAT_LMR_TRIPLET *t, DAT_MEM_PRIV_FLAGS need,
-				struct sd_sge *sge);
+int sd_mem_resolve_local(struct sd_ia *ia, struct sd_pz *pz,
+			 const DAT_LMR_TRIPLET *t, DAT_MEM_PRIV_FLAGS need,
+			 struct sd_sge *sge);
 
 /*
  * Grants a remote peer access to [va, va + len) through @rmr_context for
@@ -551,16 +549,14 @@ void sd_mem_remote_done(struct sd_lmr *lmr);
  * of this IA (an LMR's rmr_context or a bound RMR's context, as above)
  * for the data of a read to be placed in, on an EP of PZ @pz and identity
  * @ep_id: it needs DAT_MEM_PRIV_REMOTE_WRITE_FLAG, the data arriving as a
- * remote write would. DAT_SUCCESS, or DAT_PRIVILEGES_VIOLATION /
- * DAT_PRIVILEGES_WRITE (unknown context, no such privilege),
- * DAT_PROTECTION_VIOLATION / DAT_PROTECTION_WRITE (another PZ),
- * DAT_INVALID_PARAMETER / DAT_INVALID_ARG2 (outside the region). Takes no
+ * remote write would. 0, or -EACCES (unknown context, no such
+ * privilege), -EPERM (another PZ), -ERANGE (outside the region). Takes no
  * busy reference (a local buffer, as a post's LMR segments). Any thread;
  * takes the memory lock.
  */
-DAT_RETURN sd_mem_resolve_rmr_local(struct sd_ia *ia, struct sd_pz *pz,
-				    uint64_t ep_id, const DAT_RMR_TRIPLET *t,
-				    struct sd_sge *sge);
+int sd_mem_resolve_rmr_local(struct sd_ia *ia, struct sd_pz *pz,
+			     uint64_t ep_id, const DAT_RMR_TRIPLET *t,
+			     struct sd_sge *sge);
 
 /*
  * An RMR (memory window, DAT 2.0 6.7). dat_rmr_create makes one of PZ
@@ -618,14 +614,14 @@ struct sd_rmr *sd_ctx_find_rmr(const struct sd_ia *ia, DAT_RMR_CONTEXT ctx);
 /*
  * mem.c, for qp.c and tx.c, under the memory lock taken inside (callers
  * may hold ep->lock). Reserve: counts the bind as pending, references its
- * LMR and gives it a new context (DAT_SUCCESS or
- * DAT_INSUFFICIENT_RESOURCES when the table has no generation left).
+ * LMR and gives it a new context (0, or -ENOSPC when the table has no
+ * generation left).
  * Exec: applies it for EP @ep_id, dropping the old binding; returns
  * DAT_DTO_SUCCESS, or DAT_RMR_BIND_FAILURE if the RMR was freed
  * meanwhile. Abort: a flushed bind; undoes the reservation. Exec and
  * abort end the bind: they may free a freed RMR.
  */
-DAT_RETURN sd_mem_bind_reserve(struct sd_bind *b);
+int sd_mem_bind_reserve(struct sd_bind *b);
 DAT_DTO_COMPLETION_STATUS sd_mem_bind_exec(struct sd_bind *b, uint64_t ep_id);
 void sd_mem_bind_abort(struct sd_bind *b);
 
@@ -738,15 +734,16 @@ struct sd_wq {
 /*
  * Resolves @n triplets of a post's @iov (at most @max) for PZ @pz and local
  * privilege @need into @sge, dropping zero-length segments; sets *@nsge and
- * *@total. Local write implies local read. DAT_SUCCESS or the error of
- * COMMON-1, 5..7 (DAT_INVALID_ARG2/_ARG3 for a bad count or NULL iov).
- * Any thread; allocates nothing (mem.c). Used by post.c, srq.c and ud.c.
+ * *@total. Local write implies local read. 0, or -E2BIG (@n negative or
+ * above @max), -EFAULT (@iov NULL for @n > 0), -ENODEV (no PZ), or an
+ * error of sd_mem_resolve_local (COMMON-1, 5..7): the entry points turn
+ * them into their DAT_RETURN with sd_api_err. Any thread; allocates
+ * nothing (mem.c). Used by post.c, srq.c and ud.c.
  */
-DAT_RETURN sd_mem_resolve_iov(struct sd_ia *ia, struct sd_pz *pz,
-			      DAT_COUNT n, const DAT_LMR_TRIPLET *iov,
-			      DAT_COUNT max, DAT_MEM_PRIV_FLAGS need,
-			      struct sd_sge *sge, uint16_t *nsge,
-			      uint64_t *total);
+int sd_mem_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
+		       const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
+		       DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
+		       uint16_t *nsge, uint64_t *total);
 
 /* wq.c: allocates the ring; 0 or -ENOMEM. An empty ring (size 0) is allowed. */
 int sd_wq_init(struct sd_wq *wq, uint32_t size, uint32_t max_sge);

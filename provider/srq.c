@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "ep.h"
 #include "entry.h"
 
@@ -192,8 +193,13 @@ DAT_RETURN DAT_API sd_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT n,
 	 * COMMON-1 (n == 0 needs no iov; ARG2, ARG3), SRQ-8. The SRQ always
 	 * has a PZ, and LOCAL_WRITE has no read-implies-write fallback.
 	 */
-	r = sd_mem_resolve_iov(srq->obj.ia, srq->pz, n, iov, srq->max_recv_iov,
-			       DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &k, &total);
+	r = sd_api_err(sd_mem_resolve_iov(srq->obj.ia, srq->pz, n, iov,
+					  srq->max_recv_iov,
+					  DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &k,
+					  &total),
+		       &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
+					    .iov = DAT_INVALID_ARG3,
+					    .write = true });
 	if (r != DAT_SUCCESS)
 		return r;
 

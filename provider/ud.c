@@ -1298,8 +1298,12 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (a == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	ret = sd_mem_resolve_iov(ep->obj.ia, pa.pz, n, iov, pa.max_iov,
-				 DAT_MEM_PRIV_LOCAL_READ_FLAG, sge, &nsge, &total);
+	ret = sd_api_err(sd_mem_resolve_iov(ep->obj.ia, pa.pz, n, iov,
+					    pa.max_iov,
+					    DAT_MEM_PRIV_LOCAL_READ_FLAG, sge,
+					    &nsge, &total),
+			 &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
+					      .iov = DAT_INVALID_ARG3 });
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (total > SD_UD_MAX_MSG)	/* one datagram's worth */
@@ -1387,8 +1391,12 @@ static DAT_RETURN DAT_API ud_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	if (!sd_api_flags_ok(flags, pa.flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	ia = ep->obj.ia;
-	ret = sd_mem_resolve_iov(ia, pa.pz, n, iov, pa.max_iov,
-				 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge, &total);
+	ret = sd_api_err(sd_mem_resolve_iov(ia, pa.pz, n, iov, pa.max_iov,
+					    DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge,
+					    &nsge, &total),
+			 &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
+					      .iov = DAT_INVALID_ARG3,
+					      .write = true });
 	if (ret != DAT_SUCCESS)
 		return ret;
 

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../provider/api.h"
 #include "../provider/ep.h"
 #include "../provider/entry.h"
 #include "test.h"
@@ -110,7 +111,11 @@ static DAT_RETURN resolve(struct sd_ia *ia, struct sd_pz *pz, uint64_t va,
 	DAT_LMR_TRIPLET t = { .virtual_address = va, .segment_length = len,
 			      .lmr_context = ctx };
 
-	return sd_mem_resolve_local(ia, pz, &t, need, sge);
+	/* As a post sees it: the segment list is its third argument. */
+	return sd_api_err(sd_mem_resolve_local(ia, pz, &t, need, sge),
+			  &(struct sd_argpos){
+				.count = DAT_INVALID_ARG2, .iov = DAT_INVALID_ARG3,
+				.write = need & DAT_MEM_PRIV_LOCAL_WRITE_FLAG });
 }
 
 TEST_IMPL(provider_mem_pz)
