@@ -72,7 +72,6 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	struct sd_srq *srq = NULL;
 	struct sd_pz *pz = NULL;
 	struct sd_ep *ep;
-	bool bad;
 
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -88,14 +87,12 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	 * that, and dapltest's limit tests share one EVD among the EPs of
 	 * several IAs.
 	 */
-	recv_evd = sd_evq_from_handle(recv_h, DAT_EVD_DTO_FLAG, &bad);
-	if (bad)
+	if (sd_evq_from_handle(recv_h, DAT_EVD_DTO_FLAG, NULL, &recv_evd) < 0)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	req_evd = sd_evq_from_handle(req_h, DAT_EVD_DTO_FLAG, &bad);
-	if (bad)
+	if (sd_evq_from_handle(req_h, DAT_EVD_DTO_FLAG, NULL, &req_evd) < 0)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	conn_evd = sd_evq_from_handle(conn_h, DAT_EVD_CONNECTION_FLAG, &bad);
-	if (bad)
+	if (sd_evq_from_handle(conn_h, DAT_EVD_CONNECTION_FLAG, NULL,
+			       &conn_evd) < 0)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	if (srq_h != DAT_HANDLE_NULL) {
 		srq = sd_srq_from_handle(srq_h);
@@ -265,13 +262,16 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	ret = sd_api_modify_args(ia, mask, p, &pz);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	recv_evd = sd_evq_from_handle(p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+	bad = sd_evq_from_handle(p->recv_evd_handle, DAT_EVD_DTO_FLAG, NULL,
+				 &recv_evd) < 0;
 	if (bad && mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	req_evd = sd_evq_from_handle(p->request_evd_handle, DAT_EVD_DTO_FLAG, &bad);
+	bad = sd_evq_from_handle(p->request_evd_handle, DAT_EVD_DTO_FLAG, NULL,
+				 &req_evd) < 0;
 	if (bad && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	conn_evd = sd_evq_from_handle(p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG, &bad);
+	bad = sd_evq_from_handle(p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG,
+				 NULL, &conn_evd) < 0;
 	if (bad && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	ret = sd_api_modify_attr_check(mask, &p->ep_attr, DAT_SERVICE_TYPE_RC);

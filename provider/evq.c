@@ -216,22 +216,21 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 /* ------------------------------------------------------------------ */
 /* Posting from the provider                                          */
 
-struct sd_evd *sd_evq_from_handle(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag,
-				  bool *bad)
+int sd_evq_from_handle(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag,
+		       const struct sd_ia *ia, struct sd_evd **out)
 {
 	struct sd_obj *o;
 	struct sd_evd *evd;
 
-	*bad = false;
+	*out = NULL;
 	if (h == DAT_HANDLE_NULL)
-		return NULL;
+		return 0;
 	o = sd_obj_check(h, SD_MAGIC_EVD);
 	evd = o ? sd_container_of(o, struct sd_evd, obj) : NULL;
-	if (evd == NULL || !(evd->flags & flag)) {
-		*bad = true;
-		return NULL;
-	}
-	return evd;
+	if (evd == NULL || !(evd->flags & flag) || (ia != NULL && o->ia != ia))
+		return -EINVAL;
+	*out = evd;
+	return 0;
 }
 
 int sd_evq_post(struct sd_evd *evd, const DAT_EVENT *ev)

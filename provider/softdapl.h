@@ -927,12 +927,14 @@ DAT_RETURN sd_evq_create(struct sd_ia *ia, DAT_COUNT qlen, DAT_EVD_FLAGS flags,
 void sd_evq_destroy(struct sd_evd *evd);
 
 /*
- * The EVD behind handle @h for an EP, which must accept the stream @flag;
- * NULL for DAT_HANDLE_NULL (*@bad false) and for anything else that is not
- * a live EVD accepting @flag (*@bad true). Used by ep.c and ud.c.
+ * The EVD behind handle @h for an EP, which must accept the stream @flag
+ * and, when @ia is not NULL, belong to @ia (an RC EP may use the EVDs of
+ * another IA of this provider, as OFED allows; a UD EP may not). 0 with
+ * *@out the EVD, or NULL for DAT_HANDLE_NULL; -EINVAL (and *@out NULL)
+ * for anything else. Used by ep.c and ud.c.
  */
-struct sd_evd *sd_evq_from_handle(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag,
-				  bool *bad);
+int sd_evq_from_handle(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag,
+		       const struct sd_ia *ia, struct sd_evd **out);
 
 /*
  * Appends @ev to @evd (its evd_handle is set to @evd) and wakes the waiter

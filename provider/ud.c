@@ -818,19 +818,6 @@ static void ud_free_cmd(struct sd_cmd *cmd)
 /* ------------------------------------------------------------------ */
 /* Creation                                                            */
 
-/* The EVD of @h for a UD EP of @ia, which must accept @flag. */
-static struct sd_evd *evd_arg(struct sd_ia *ia, DAT_EVD_HANDLE h,
-			      DAT_EVD_FLAGS flag, bool *bad)
-{
-	struct sd_evd *evd = sd_evq_from_handle(h, flag, bad);
-
-	if (evd != NULL && evd->obj.ia != ia) {
-		*bad = true;
-		return NULL;
-	}
-	return evd;
-}
-
 /*
  * Checks the attributes of a UD EP and fills in its defaults. The RDMA
  * attributes mean nothing for datagrams: they are accepted and reported
@@ -931,7 +918,6 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 	struct sd_pz *pz = NULL;
 	struct sd_ud_ep *ep;
 	DAT_EP_ATTR a;
-	bool bad;
 	int fd;
 
 	if (pz_handle != DAT_HANDLE_NULL) {
@@ -941,14 +927,12 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 		pz = sd_container_of(o, struct sd_pz, obj);
 	}
-	recv_evd = evd_arg(ia, recv_h, DAT_EVD_DTO_FLAG, &bad);
-	if (bad)
+	if (sd_evq_from_handle(recv_h, DAT_EVD_DTO_FLAG, ia, &recv_evd) < 0)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	req_evd = evd_arg(ia, req_h, DAT_EVD_DTO_FLAG, &bad);
-	if (bad)
+	if (sd_evq_from_handle(req_h, DAT_EVD_DTO_FLAG, ia, &req_evd) < 0)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	conn_evd = evd_arg(ia, conn_h, DAT_EVD_CONNECTION_FLAG, &bad);
-	if (bad)
+	if (sd_evq_from_handle(conn_h, DAT_EVD_CONNECTION_FLAG, ia,
+			       &conn_evd) < 0)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	if (srq_h != DAT_HANDLE_NULL) {
 		srq = sd_srq_from_handle(srq_h);
@@ -1571,7 +1555,7 @@ static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	DAT_RETURN ret;
 	DAT_EP_ATTR in, a;
 	struct sd_ia *ia;
-	bool bad, requeue;
+	bool requeue;
 
 	if (ep == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -1580,19 +1564,18 @@ static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE) {
-		recv_evd = evd_arg(ia, p->recv_evd_handle, DAT_EVD_DTO_FLAG, &bad);
-		if (bad)
+		if (sd_evq_from_handle(p->recv_evd_handle, DAT_EVD_DTO_FLAG,
+				       ia, &recv_evd) < 0)
 			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
 	}
 	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE) {
-		req_evd = evd_arg(ia, p->request_evd_handle, DAT_EVD_DTO_FLAG, &bad);
-		if (bad)
+		if (sd_evq_from_handle(p->request_evd_handle, DAT_EVD_DTO_FLAG,
+				       ia, &req_evd) < 0)
 			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
 	}
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE) {
-		conn_evd = evd_arg(ia, p->connect_evd_handle,
-				   DAT_EVD_CONNECTION_FLAG, &bad);
-		if (bad)
+		if (sd_evq_from_handle(p->connect_evd_handle,
+				       DAT_EVD_CONNECTION_FLAG, ia, &conn_evd) < 0)
 			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
 	}
 	ret = sd_api_modify_attr_check(mask, &p->ep_attr,
