@@ -22,7 +22,7 @@
  * The query handle. dat_ib_open_query reaches a provider with no IA open:
  * the registry passes the IA name as the handle. We answer with a small
  * object (struct sd_query) that holds the registration open (as an open
- * IA does: sd_provider_open) and the address ia_params names, so that the
+ * IA does: sd_reg_open) and the address ia_params names, so that the
  * attributes are those dat_ia_query would report, ia_address_ptr
  * included, valid until dat_ib_close_query. It opens no socket and does
  * not start the engine. Its first word is the IA name's provider table,
@@ -64,7 +64,7 @@ static DAT_RETURN open_query(const char *name, DAT_IA_HANDLE *out,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (ia_attr == NULL && pr_attr == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sd_provider_open(name, &table, &params);
+	ret = sd_reg_open(name, &table, &params);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	q = calloc(1, sizeof(*q));
@@ -93,7 +93,7 @@ static DAT_RETURN open_query(const char *name, DAT_IA_HANDLE *out,
 fail:
 	free(q);
 	free(params);
-	sd_provider_close(table);
+	sd_reg_close(table);
 	return ret;
 }
 
@@ -107,7 +107,7 @@ static DAT_RETURN close_query(DAT_HANDLE h)
 	table = o->provider;
 	o->magic = SD_MAGIC_DEAD;
 	free(sd_container_of(o, struct sd_query, obj));
-	sd_provider_close(table);
+	sd_reg_close(table);
 	return DAT_SUCCESS;
 }
 

@@ -252,7 +252,7 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (ia_handle == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	ret = sd_provider_open(name, &table, &params);
+	ret = sd_reg_open(name, &table, &params);
 	if (ret != DAT_SUCCESS)
 		return ret;
 
@@ -337,7 +337,7 @@ out_ia:
 	ia_free(ia);
 out_provider:
 	free(params);
-	sd_provider_close(table);
+	sd_reg_close(table);
 	return ret;
 }
 
@@ -400,7 +400,7 @@ DAT_RETURN DAT_API sd_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	table = ia->obj.provider;
 	ia_free(ia);
 	sd_engine_put();
-	sd_provider_close(table);
+	sd_reg_close(table);
 	return DAT_SUCCESS;
 }
 

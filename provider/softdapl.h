@@ -5,7 +5,8 @@
  * What lives where (one file per DAT object, as the entry points are laid
  * out in struct dat_provider):
  *
- *   provider.c   dat_provider_init/fini, the DAT_PROVIDER table
+ *   provider.c   dat_provider_init/fini, the DAT_PROVIDER table; reg.c:
+ *                its registrations, one per IA name
  *   ia.c         IA open/query/close; params.c: ia_params parsing
  *   pz.c lmr.c rmr.c                memory: PZ, LMR (bounds, types),
  *                                   RMR (memory windows, binds)
@@ -79,7 +80,7 @@
  * break it, and may only shrink.
  *
  * LAYERS-BEGIN
- *   1  util.c obj.c trace.c params.c ctx.c
+ *   1  util.c obj.c trace.c params.c ctx.c reg.c
  *   2  engine.c
  *   3  wq.c mem.c evq.c async.c trigger.c srqbuf.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udcm.c
@@ -363,14 +364,25 @@ int sd_params_parse(const char *ia_params, struct sd_ia_addr *addr,
 		    char *err, size_t errlen);
 
 /*
- * provider.c: the table registered for IA name @name and a malloc'd copy
+ * reg.c: the registrations. sd_reg_add registers a copy of @table for key
+ * @info with the registry (dat_registry_add_provider), or counts one more
+ * init of a key registered already; sd_reg_remove undoes one, and
+ * unregisters the key with the last (dat_provider_init and _fini, whose
+ * arguments they take; a NULL @info is ignored).
+ */
+void sd_reg_add(const DAT_PROVIDER_INFO *info, const char *ia_params,
+		const DAT_PROVIDER *table);
+void sd_reg_remove(const DAT_PROVIDER_INFO *info);
+
+/*
+ * reg.c: the table registered for IA name @name and a malloc'd copy
  * of its ia_params (the caller frees it), counting an open IA on that
  * registration. DAT_SUCCESS or DAT_PROVIDER_NOT_FOUND.
  */
-DAT_RETURN sd_provider_open(const char *name, DAT_PROVIDER **table,
-			    char **ia_params);
-/* Drops what sd_provider_open counted, once the IA is closed. */
-void sd_provider_close(DAT_PROVIDER *table);
+DAT_RETURN sd_reg_open(const char *name, DAT_PROVIDER **table,
+		       char **ia_params);
+/* Drops what sd_reg_open counted, once the IA is closed. */
+void sd_reg_close(DAT_PROVIDER *table);
 
 /* The IA of a consumer's IA handle or provider IA pointer, or NULL (obj.c). */
 struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h);
