@@ -10,6 +10,8 @@
  *               themselves are the cnt[] arrays of softdapl.h)
  *   ud.c        unreliable datagram EPs (DAT_IB_SERVICE_TYPE_UD): the
  *               object, its ops table, address handles, the data path
+ *   udep.c      their core, below the entry points: state, events,
+ *               flush, the socket, the engine's side, release
  *   udcm.c      their connection management: UD requests to service
  *               points, the UD CR object, REQ/REP/REJ/RTU (udproto.h)
  *
@@ -170,18 +172,25 @@ struct sd_ud_ep {
  * EP of the same IA and PZ may send through it (dtestsrq -u: a server EP
  * answers through the handle another EP resolved). It lives until
  * dat_ib_ud_ah_free or until the EP that resolved it is destroyed.
- * ud_ah_lock (ud.c), a leaf lock, guards every handle's magic and node.
+ * sd_ud_ah_lock (udep.c), a leaf lock, guards every handle's magic and
+ * node.
  */
 struct sd_ud_ah {
-	uint32_t		magic;		/* ud_ah_lock; SD_UD_AH_MAGIC while live */
+	uint32_t		magic;		/* sd_ud_ah_lock; SD_UD_AH_MAGIC while live */
 	struct sd_ud_ep		*ep;		/* const: the EP that resolved it */
 	struct sd_ia		*ia;		/* const: ep's IA */
 	struct sd_pz		*pz;		/* const: ep's PZ then */
 	struct sd_ud_dest	dest;		/* const */
-	struct sd_list		node;		/* ud_ah_lock: in ep->ahs */
+	struct sd_list		node;		/* sd_ud_ah_lock: in ep->ahs */
 };
 
-/* The live UD EP of a consumer handle, or NULL. */
+/*
+ * Guards every UD EP's ahs list and each address handle's magic (udep.c,
+ * where it is described).
+ */
+extern pthread_mutex_t sd_ud_ah_lock;
+
+/* The live UD EP of a consumer handle, or NULL (udep.c). */
 struct sd_ud_ep *sd_ud_ep_from_handle(DAT_EP_HANDLE h);
 
 /*
@@ -252,6 +261,29 @@ int sd_ud_sendto(struct sd_ud_ep *ep, const void *buf, size_t len,
 
 /* The engine's milliseconds (uv_now). Engine. */
 uint64_t sd_ud_now(void);
+
+/*
+ * udep.c, for ud.c's entry points; each is described where it is
+ * defined. A DTO completion (sd_ud_dto_event), a post flushed at once on
+ * a DISCONNECTED EP (sd_ud_flush_now), the end of an EP until
+ * dat_ep_reset (sd_ud_close), one DATA datagram out (sd_ud_send_data),
+ * the socket of a new EP (sd_ud_socket), and the engine commands a new
+ * EP is given (start_cmd, io_cmd, free_cmd).
+ */
+void sd_ud_dto_event(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
+		     DAT_DTO_COMPLETION_STATUS st, uint64_t len,
+		     const struct sd_ud_hdr *h,
+		     const struct sockaddr_storage *src, socklen_t srclen);
+void sd_ud_flush_now(struct sd_ud_ep *ep, bool recv, DAT_DTO_COOKIE cookie,
+		     DAT_COMPLETION_FLAGS flags);
+void sd_ud_close(struct sd_ud_ep *ep, DAT_EVENT_NUMBER ev, const char *why);
+int sd_ud_send_data(struct sd_ud_ep *ep, struct sd_ud_dest *d,
+		    const struct sd_sge *sge, uint16_t nsge);
+int sd_ud_socket(struct sd_ia *ia, struct sockaddr_storage *local,
+		 socklen_t *local_len);
+void sd_ud_start_cmd(struct sd_cmd *cmd);
+void sd_ud_io_cmd(struct sd_cmd *cmd);
+void sd_ud_free_cmd(struct sd_cmd *cmd);
 
 /* ------------------------------------------------------------------ */
 /* UD connection management (udcm.c)                                   */
@@ -394,11 +426,11 @@ void sd_ud_svc_put(void);
  */
 void sd_ud_ia_close(struct sd_ia *ia);
 
-/* Frees a UD EP whatever its state (dat_ep_free, ia_close). ud.c. */
+/* Frees a UD EP whatever its state (dat_ep_free, ia_close). udep.c. */
 void sd_ud_ep_release(struct sd_ud_ep *ep);
 
 /*
- * ud.c: checks @ep's watermarks (dat_ep_set_watermark) against the
+ * udep.c: checks @ep's watermarks (dat_ep_set_watermark) against the
  * receives it holds. An armed hard one that is exceeded while the EP is
  * CONNECTED breaks it: DISCONNECTED, everything flushed,
  * DAT_CONNECTION_EVENT_BROKEN on its connection EVD. With @soft, an

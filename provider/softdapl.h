@@ -83,7 +83,7 @@
  *   1  util.c obj.c trace.c params.c ctx.c reg.c
  *   2  engine.c
  *   3  wq.c mem.c evq.c async.c trigger.c srqbuf.c
- *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udcm.c
+ *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udep.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
  *   5d provider.c ext.c trace-api.c

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fuzzes the datagram parsers of unreliable datagram EPs (provider/ud.c
+ * Fuzzes the datagram parsers of unreliable datagram EPs (provider/udep.c
  * ud_rx and ud_rx_data, udcm.c sd_ud_cm_input and the service point's
  * sp_poll_cb, udproto.h ud_hdr_check), through real UDP sockets (peer.h).
  *
