@@ -99,4 +99,41 @@
 SD_ENTRY_POINTS(SD_DECLARE_ENTRY)
 #undef SD_DECLARE_ENTRY
 
+/*
+ * The UD table (provider.c): the slots a UD EP or CR reaches, which are
+ * not sd_provider's, and their entry points (ud.c, udcm.c). X(slot, fn);
+ * each fn is declared with exactly the type of its slot. In the order
+ * provider.c sets them.
+ */
+#define SD_UD_SLOTS(X) \
+	X(set_consumer_context, sd_ud_set_consumer_context) \
+	X(get_consumer_context, sd_ud_get_consumer_context) \
+	X(get_handle_type, sd_ud_get_handle_type) \
+	X(ep_query, sd_ud_ep_query) \
+	X(ep_modify, sd_ud_ep_modify) \
+	X(ep_connect, sd_ud_ep_connect) \
+	X(ep_dup_connect, sd_ud_ep_dup_connect) \
+	X(ep_common_connect, sd_ud_ep_common_connect) \
+	X(ep_disconnect, sd_ud_ep_disconnect) \
+	X(ep_post_send, sd_ud_ep_post_send) \
+	X(ep_post_send_with_invalidate, sd_ud_ep_post_send_with_invalidate) \
+	X(ep_post_recv, sd_ud_ep_post_recv) \
+	X(ep_post_rdma_read, sd_ud_ep_post_rdma) \
+	X(ep_post_rdma_write, sd_ud_ep_post_rdma) \
+	X(ep_post_rdma_read_to_rmr, sd_ud_ep_post_rdma_read_to_rmr) \
+	X(ep_get_status, sd_ud_ep_get_status) \
+	X(ep_free, sd_ud_ep_free) \
+	X(ep_reset, sd_ud_ep_reset) \
+	X(ep_recv_query, sd_ud_ep_recv_query) \
+	X(ep_set_watermark, sd_ud_ep_set_watermark) \
+	X(cr_query, sd_ud_cr_query) \
+	X(cr_accept, sd_ud_cr_accept) \
+	X(cr_reject, sd_ud_cr_reject) \
+	X(cr_handoff, sd_ud_cr_handoff)
+
+#define SD_DECLARE_UD_ENTRY(slot, fn) \
+	extern __typeof__(*((DAT_PROVIDER *)0)->slot##_func) fn;
+SD_UD_SLOTS(SD_DECLARE_UD_ENTRY)
+#undef SD_DECLARE_UD_ENTRY
+
 #endif

@@ -8,6 +8,10 @@
  *   RDMA write immediate, fetch-and-add, compare-and-swap
  *                        the data path: sd_post_write_imm, sd_post_atomic
  *   UD send, AH free, CM free            ud.c
+ *
+ * and the provider table's slots that go to UD or RC by their arguments:
+ * ep_create, ep_create_with_srq (a UD service type makes a UD EP),
+ * psp_create, psp_create_any, psp_free (with the PSP's UDP side, udcm.c).
  *   counters (query, print, start, stop) counters.c
  *   open/close query                     here
  *   collectives          DAT_NOT_IMPLEMENTED, as OFED built without
@@ -272,4 +276,93 @@ DAT_RETURN DAT_API sd_handle_extendedop(DAT_HANDLE h, DAT_EXTENDED_OP op,
 		break;
 	}
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* The slots routed before the RC entry points                         */
+
+/*
+ * provider.c's SD_SLOTS_EXT: a UD service type makes a UD EP (ud.c),
+ * anything else goes to sd_ep_create or sd_ep_create_with_srq; every PSP
+ * also listens for UD requests on its port's UDP side (udcm.c), then
+ * psp.c does the rest.
+ */
+
+DAT_RETURN DAT_API sd_ext_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz,
+				    DAT_EVD_HANDLE recv_evd,
+				    DAT_EVD_HANDLE req_evd,
+				    DAT_EVD_HANDLE conn_evd,
+				    const DAT_EP_ATTR *attr, DAT_EP_HANDLE *ep)
+{
+	struct sd_ia *ia;
+
+	if (attr == NULL ||
+	    attr->service_type != (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD)
+		return sd_ep_create(ia_handle, pz, recv_evd, req_evd, conn_evd,
+				    attr, ep);
+	ia = sd_ia_from_handle(ia_handle);
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	return sd_ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd,
+			       DAT_HANDLE_NULL, attr, ep);
+}
+
+DAT_RETURN DAT_API sd_ext_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
+					     DAT_PZ_HANDLE pz,
+					     DAT_EVD_HANDLE recv_evd,
+					     DAT_EVD_HANDLE req_evd,
+					     DAT_EVD_HANDLE conn_evd,
+					     DAT_SRQ_HANDLE srq_h,
+					     const DAT_EP_ATTR *attr,
+					     DAT_EP_HANDLE *ep)
+{
+	struct sd_ia *ia;
+
+	if (attr == NULL ||
+	    attr->service_type != (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD)
+		return sd_ep_create_with_srq(ia_handle, pz, recv_evd, req_evd,
+					     conn_evd, srq_h, attr, ep);
+	ia = sd_ia_from_handle(ia_handle);
+	if (ia == NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (srq_h == DAT_HANDLE_NULL)
+		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+	return sd_ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd, srq_h, attr,
+			       ep);
+}
+
+DAT_RETURN DAT_API sd_ext_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL conn_qual,
+				     DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+				     DAT_PSP_HANDLE *psp)
+{
+	DAT_RETURN ret = sd_psp_create(ia, conn_qual, evd, flags, psp);
+
+	if (ret == DAT_SUCCESS)
+		sd_ud_sp_open(sd_container_of((struct sd_obj *)*psp,
+					      struct sd_sp, obj));
+	return ret;
+}
+
+DAT_RETURN DAT_API sd_ext_psp_create_any(DAT_IA_HANDLE ia,
+					 DAT_CONN_QUAL *conn_qual,
+					 DAT_EVD_HANDLE evd,
+					 DAT_PSP_FLAGS flags,
+					 DAT_PSP_HANDLE *psp)
+{
+	DAT_RETURN ret = sd_psp_create_any(ia, conn_qual, evd, flags, psp);
+
+	if (ret == DAT_SUCCESS)
+		sd_ud_sp_open(sd_container_of((struct sd_obj *)*psp,
+					      struct sd_sp, obj));
+	return ret;
+}
+
+DAT_RETURN DAT_API sd_ext_psp_free(DAT_PSP_HANDLE h)
+{
+	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_PSP);
+
+	/* The UDP side first: its engine commands run before the PSP's free. */
+	if (o != NULL)
+		sd_ud_sp_close_for(sd_container_of(o, struct sd_sp, obj));
+	return sd_psp_free(h);
 }

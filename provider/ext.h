@@ -21,10 +21,10 @@
  * arguments. UD is a service of its own, over UDP rather than TCP.
  *
  * UD endpoints. dat_ep_create with service_type DAT_IB_SERVICE_TYPE_UD
- * (provider.c routes ep_create through sd_ext_ep_create) makes a struct
- * sd_ud_ep: one UDP socket bound to the IA's address. Its object head
- * points at sd_ud_provider, a copy of the provider table whose EP and CR
- * slots are the UD ones: the registry dispatches through the first word of
+ * (provider.c routes ep_create through sd_ext_ep_create, in ext.c) makes a
+ * struct sd_ud_ep: one UDP socket bound to the IA's address. Its object
+ * head points at the UD table (sd_obj_ud_table), a copy of the provider
+ * table whose EP and CR slots are the UD ones (provider.c, SD_UD_SLOTS): the registry dispatches through the first word of
  * the object, so dat_ep_post_recv(ud_ep) reaches ud.c and nothing else of
  * the provider ever sees a UD object (its magic is not SD_MAGIC_EP).
  *
@@ -95,7 +95,7 @@ struct sd_ud_dest {
 };
 
 struct sd_ud_ep {
-	struct sd_obj		obj;		/* provider: &sd_ud_provider */
+	struct sd_obj		obj;		/* provider: sd_obj_ud_table */
 	pthread_mutex_t		lock;
 	DAT_EP_STATE		state;		/* lock; UNCONNECTED, CONNECTED,
 						 * DISCONNECTED; written by
@@ -194,15 +194,18 @@ extern pthread_mutex_t sd_ud_ah_lock;
 struct sd_ud_ep *sd_ud_ep_from_handle(DAT_EP_HANDLE h);
 
 /*
- * The table UD objects (EPs, CRs) point at: the provider's with the EP and
- * CR slots replaced (ud.c). Built once, before the first UD object.
+ * ud.c: a UD EP of @ia, dat_ep_create's checks in ep.c's order, for
+ * sd_ext_ep_create and _with_srq; @srq_h may be DAT_HANDLE_NULL (see
+ * ud.c).
  */
-extern DAT_PROVIDER sd_ud_provider;
-void sd_ud_provider_init(void);
+DAT_RETURN sd_ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
+			   DAT_EVD_HANDLE recv_h, DAT_EVD_HANDLE req_h,
+			   DAT_EVD_HANDLE conn_h, DAT_SRQ_HANDLE srq_h,
+			   const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out);
 
 /*
- * The ep_create slot (provider.c): a UD service type makes a UD EP, any
- * other goes to sd_ep_create. Same contract as dat_ep_create.
+ * The ep_create slot (provider.c; ext.c): a UD service type makes a UD EP,
+ * any other goes to sd_ep_create. Same contract as dat_ep_create.
  */
 DAT_RETURN DAT_API sd_ext_ep_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 				    DAT_EVD_HANDLE recv_evd,
@@ -353,7 +356,7 @@ enum sd_ud_cr_action {
  * its REQ is answered rather than taken for a new request.
  */
 struct sd_ud_cr {
-	struct sd_obj		obj;		/* provider: &sd_ud_provider;
+	struct sd_obj		obj;		/* provider: sd_obj_ud_table;
 						 * node: ia->ud_crs (ia->lock) */
 	uint8_t			action;		/* ia->lock: enum sd_ud_cr_action */
 	DAT_CONN_QUAL		conn_qual;	/* const */
@@ -374,7 +377,7 @@ struct sd_ud_cr {
 	uint8_t			rej_pdata[SD_UD_MAX_PDATA];
 };
 
-/* The provider table's PSP slots (provider.c): see the top of udcm.c. */
+/* The provider table's PSP slots (provider.c; ext.c): see the top of udcm.c. */
 DAT_RETURN DAT_API sd_ext_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL conn_qual,
 				     DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
 				     DAT_PSP_HANDLE *psp);
@@ -385,18 +388,18 @@ DAT_RETURN DAT_API sd_ext_psp_create_any(DAT_IA_HANDLE ia,
 					 DAT_PSP_HANDLE *psp);
 DAT_RETURN DAT_API sd_ext_psp_free(DAT_PSP_HANDLE psp);
 
-/* UD EP and CR slots of sd_ud_provider that live in udcm.c. */
-DAT_RETURN DAT_API sd_ud_ep_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR addr,
-				    DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
-				    DAT_COUNT pdata_size, const DAT_PVOID pdata,
-				    DAT_QOS qos, DAT_CONNECT_FLAGS flags);
-DAT_RETURN DAT_API sd_ud_cr_query(DAT_CR_HANDLE cr, DAT_CR_PARAM_MASK mask,
-				  DAT_CR_PARAM *param);
-DAT_RETURN DAT_API sd_ud_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
-				   DAT_COUNT size, const DAT_PVOID pdata);
-DAT_RETURN DAT_API sd_ud_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT size,
-				   const DAT_PVOID pdata);
-DAT_RETURN DAT_API sd_ud_cr_handoff(DAT_CR_HANDLE cr, DAT_CONN_QUAL qual);
+/*
+ * udcm.c, for those slots: opens the UDP side of PSP @sp, if its port is
+ * free; closes the UDP side of PSP @sp, if it has one. Consumer thread.
+ */
+void sd_ud_sp_open(struct sd_sp *sp);
+void sd_ud_sp_close_for(struct sd_sp *sp);
+
+/*
+ * The UD EP and CR slots that live in udcm.c (sd_ud_ep_connect,
+ * sd_ud_cr_query/_accept/_reject/_handoff) are declared with the other
+ * UD slots by SD_UD_SLOTS (entry.h).
+ */
 
 /*
  * Engine: a connection datagram (REP, REJ or RTU, header @h checked,

@@ -24,6 +24,9 @@
 /* Read once, when the library is loaded; never written afterwards. */
 int sd_debug_level;
 
+/* softdapl.h: provider.c's constructor sets it; const afterwards. */
+DAT_PROVIDER *sd_obj_ud_table;
+
 __attribute__((constructor)) static void sd_debug_init(void)
 {
 	const char *s = getenv("SOFTDAPL_DEBUG");

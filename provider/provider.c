@@ -11,8 +11,9 @@
  * whose device_name is that IA name. The copy is needed because OFED's
  * dat_ia_close rebuilds the registry key from provider->device_name: with
  * one shared table, closing an IA of the second name would look up the
- * first. Every object points at its IA's copy (struct sd_obj). The
- * registrations are reg.c's: init and fini hand it the table.
+ * first. Every object points at its IA's copy (struct sd_obj), but UD
+ * objects, which point at the UD table built here. The registrations are
+ * reg.c's: init and fini hand it the table.
  */
 #include "softdapl.h"
 #include "entry.h"
@@ -65,7 +66,7 @@ SD_EXPORT void DAT_API dat_provider_fini(const DAT_PROVIDER_INFO *info);
 	X(srq_resize) X(srq_set_lw)
 
 /*
- * The IB extensions (ext.h): the extension op, and the slots it routes
+ * The IB extensions (ext.h): the extension op, and the slots ext.c routes
  * first. A UD service type makes a UD EP (ud.c), anything else goes to
  * sd_ep_create or sd_ep_create_with_srq; every PSP also listens for UD requests on its port's UDP
  * side (udcm.c), then psp.c does the rest.
@@ -90,6 +91,31 @@ DAT_PROVIDER sd_provider = {
 	SD_SLOTS_EP(SD_SLOT)
 	SD_SLOTS_EXT(SD_SLOT_FN)
 };
+
+/*
+ * The table UD objects (EPs, CRs) point at: sd_provider with the slots a
+ * UD EP or CR reaches replaced (SD_UD_SLOTS, entry.h). Built at load,
+ * right after trace-api.c's constructor wrapped sd_provider's slots when
+ * tracing (SD_TRACE_CTOR + 1), so before any IA exists, and published to
+ * the layers below as sd_obj_ud_table (obj.c), which they read to set
+ * obj.provider.
+ */
+static DAT_PROVIDER ud_provider;
+
+#define SD_UD_SLOT_SET(slot, fn) p->slot##_func = fn;
+
+__attribute__((constructor(SD_TRACE_CTOR + 2)))
+static void ud_provider_build(void)
+{
+	DAT_PROVIDER *p = &ud_provider;
+
+	/* Every slot as for the IA's objects, except those a UD EP or CR reaches. */
+	*p = sd_provider;
+	SD_UD_SLOTS(SD_UD_SLOT_SET)
+	p->handle_extendedop_func = sd_handle_extendedop;
+	sd_trace_wrap_ud(p);	/* api lines, when tracing */
+	sd_obj_ud_table = p;
+}
 
 SD_EXPORT void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 					 const char *ia_params)

@@ -230,6 +230,14 @@ struct sd_obj {
 extern DAT_PROVIDER sd_provider;
 
 /*
+ * The table UD objects point at (ext.h), which provider.c builds at load
+ * and registers here (obj.c) for udep.c, udcm.c and ud.c to set
+ * obj.provider with. Written once, by a constructor, before any IA
+ * exists; read-only afterwards.
+ */
+extern DAT_PROVIDER *sd_obj_ud_table;
+
+/*
  * Registry services. The provider does not link against libdat2: like
  * OFED's providers it takes these from whichever registry loaded it, ours
  * or OFED's.

@@ -7,7 +7,7 @@
  * SOFTDAPL_TRACE is read once, by the constructor below, before any
  * consumer can call the provider: it opens the file. When tracing,
  * trace-api.c's constructor, which runs next, points the slots of the
- * provider table (sd_provider, and the UD table once ud.c builds it) at
+ * provider table (sd_provider, and the UD table once provider.c builds it) at
  * wrappers that call the real entry point and then write its `api` line. With tracing off the table is left alone, so
  * the calls cost nothing more. The request posts are the exception: they
  * write their line themselves (post.c), before the frame they make goes

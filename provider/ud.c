@@ -79,7 +79,7 @@ static struct sd_obj *ud_any(DAT_HANDLE h)
 	return o ? o : sd_obj_check(h, SD_MAGIC_UD_CR);
 }
 
-static DAT_RETURN DAT_API ud_set_consumer_context(DAT_HANDLE h, DAT_CONTEXT c)
+DAT_RETURN DAT_API sd_ud_set_consumer_context(DAT_HANDLE h, DAT_CONTEXT c)
 {
 	struct sd_obj *o = ud_any(h);
 
@@ -89,7 +89,7 @@ static DAT_RETURN DAT_API ud_set_consumer_context(DAT_HANDLE h, DAT_CONTEXT c)
 	return DAT_SUCCESS;
 }
 
-static DAT_RETURN DAT_API ud_get_consumer_context(DAT_HANDLE h, DAT_CONTEXT *c)
+DAT_RETURN DAT_API sd_ud_get_consumer_context(DAT_HANDLE h, DAT_CONTEXT *c)
 {
 	struct sd_obj *o = ud_any(h);
 
@@ -101,7 +101,7 @@ static DAT_RETURN DAT_API ud_get_consumer_context(DAT_HANDLE h, DAT_CONTEXT *c)
 	return DAT_SUCCESS;
 }
 
-static DAT_RETURN DAT_API ud_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *t)
+DAT_RETURN DAT_API sd_ud_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *t)
 {
 	struct sd_obj *o = ud_any(h);
 
@@ -152,10 +152,10 @@ static bool ud_attr(const DAT_EP_ATTR *in, DAT_EP_ATTR *a, bool srq)
  * come from the SRQ of @srq_h unless that is DAT_HANDLE_NULL, which moves
  * the argument numbers after it, as dat_ep_create_with_srq does.
  */
-static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
-			       DAT_EVD_HANDLE recv_h, DAT_EVD_HANDLE req_h,
-			       DAT_EVD_HANDLE conn_h, DAT_SRQ_HANDLE srq_h,
-			       const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out)
+DAT_RETURN sd_ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
+			   DAT_EVD_HANDLE recv_h, DAT_EVD_HANDLE req_h,
+			   DAT_EVD_HANDLE conn_h, DAT_SRQ_HANDLE srq_h,
+			   const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out)
 {
 	struct sd_srq *srq = NULL;
 	struct sd_evd *recv_evd, *req_evd, *conn_evd;
@@ -190,7 +190,6 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 		return SD_ERR(DAT_INVALID_PARAMETER, srq ? DAT_INVALID_ARG7 :
 							    DAT_INVALID_ARG6);
 
-	sd_ud_provider_init();
 	ep = calloc(1, sizeof(*ep));
 	if (ep == NULL)
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
@@ -220,7 +219,7 @@ static DAT_RETURN ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 			  0xffffff;
 	while (ep->qpn == 0);
 
-	ep->obj.provider = &sd_ud_provider;
+	ep->obj.provider = sd_obj_ud_table;
 	ep->obj.magic = SD_MAGIC_UD_EP;
 	ep->obj.type = DAT_HANDLE_TYPE_EP;
 	ep->obj.num = sd_obj_number(DAT_HANDLE_TYPE_EP);
@@ -269,53 +268,11 @@ nomem:
 	return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 }
 
-DAT_RETURN DAT_API sd_ext_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz,
-				    DAT_EVD_HANDLE recv_evd,
-				    DAT_EVD_HANDLE req_evd,
-				    DAT_EVD_HANDLE conn_evd,
-				    const DAT_EP_ATTR *attr, DAT_EP_HANDLE *ep)
-{
-	struct sd_ia *ia;
-
-	if (attr == NULL ||
-	    attr->service_type != (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD)
-		return sd_ep_create(ia_handle, pz, recv_evd, req_evd, conn_evd,
-				    attr, ep);
-	ia = sd_ia_from_handle(ia_handle);
-	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	return ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd,
-			    DAT_HANDLE_NULL, attr, ep);
-}
-
-DAT_RETURN DAT_API sd_ext_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
-					     DAT_PZ_HANDLE pz,
-					     DAT_EVD_HANDLE recv_evd,
-					     DAT_EVD_HANDLE req_evd,
-					     DAT_EVD_HANDLE conn_evd,
-					     DAT_SRQ_HANDLE srq_h,
-					     const DAT_EP_ATTR *attr,
-					     DAT_EP_HANDLE *ep)
-{
-	struct sd_ia *ia;
-
-	if (attr == NULL ||
-	    attr->service_type != (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD)
-		return sd_ep_create_with_srq(ia_handle, pz, recv_evd, req_evd,
-					     conn_evd, srq_h, attr, ep);
-	ia = sd_ia_from_handle(ia_handle);
-	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	if (srq_h == DAT_HANDLE_NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
-	return ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd, srq_h, attr, ep);
-}
-
 /* ------------------------------------------------------------------ */
 /* Query, state, free                                                  */
 
-static DAT_RETURN DAT_API ud_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
-				      DAT_EP_PARAM *p)
+DAT_RETURN DAT_API sd_ud_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
+				  DAT_EP_PARAM *p)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	/* A datagram EP has no one peer: an address of no family. */
@@ -345,9 +302,9 @@ static DAT_RETURN DAT_API ud_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	return DAT_SUCCESS;
 }
 
-static DAT_RETURN DAT_API ud_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
-					   DAT_BOOLEAN *recv_idle,
-					   DAT_BOOLEAN *req_idle)
+DAT_RETURN DAT_API sd_ud_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
+				       DAT_BOOLEAN *recv_idle,
+				       DAT_BOOLEAN *req_idle)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 
@@ -370,7 +327,7 @@ static DAT_RETURN DAT_API ud_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
  * flushed, attempts in progress abandoned (the engine drops them), and
  * DAT_CONNECTION_EVENT_DISCONNECTED as for any EP that leaves.
  */
-static DAT_RETURN DAT_API ud_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
+DAT_RETURN DAT_API sd_ud_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 
@@ -385,7 +342,7 @@ static DAT_RETURN DAT_API ud_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flag
 	return DAT_SUCCESS;
 }
 
-static DAT_RETURN DAT_API ud_ep_reset(DAT_EP_HANDLE h)
+DAT_RETURN DAT_API sd_ud_ep_reset(DAT_EP_HANDLE h)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	DAT_RETURN ret = DAT_SUCCESS;
@@ -403,7 +360,7 @@ static DAT_RETURN DAT_API ud_ep_reset(DAT_EP_HANDLE h)
 	return ret;
 }
 
-static DAT_RETURN DAT_API ud_ep_free(DAT_EP_HANDLE h)
+DAT_RETURN DAT_API sd_ud_ep_free(DAT_EP_HANDLE h)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 
@@ -563,9 +520,9 @@ out:
 	return ret;
 }
 
-static DAT_RETURN DAT_API ud_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
-				       DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
-				       DAT_COMPLETION_FLAGS flags)
+DAT_RETURN DAT_API sd_ud_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
+				      DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+				      DAT_COMPLETION_FLAGS flags)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	struct sd_sge sge[SD_MAX_IOV];
@@ -638,9 +595,9 @@ out:
 }
 
 /* RC operations: a datagram EP has no RDMA and no connection to send on. */
-static DAT_RETURN DAT_API ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
-				       DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c,
-				       DAT_COMPLETION_FLAGS f)
+DAT_RETURN DAT_API sd_ud_ep_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
+				      DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c,
+				      DAT_COMPLETION_FLAGS f)
 {
 	(void)n; (void)iov; (void)c; (void)f;
 	if (sd_ud_ep_from_handle(h) == NULL)
@@ -649,10 +606,10 @@ static DAT_RETURN DAT_API ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 	return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
-static DAT_RETURN DAT_API ud_post_rdma(DAT_EP_HANDLE h, DAT_COUNT n,
-				       DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c,
-				       const DAT_RMR_TRIPLET *r,
-				       DAT_COMPLETION_FLAGS f)
+DAT_RETURN DAT_API sd_ud_ep_post_rdma(DAT_EP_HANDLE h, DAT_COUNT n,
+				      DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c,
+				      const DAT_RMR_TRIPLET *r,
+				      DAT_COMPLETION_FLAGS f)
 {
 	(void)n; (void)iov; (void)c; (void)r; (void)f;
 	if (sd_ud_ep_from_handle(h) == NULL)
@@ -660,21 +617,21 @@ static DAT_RETURN DAT_API ud_post_rdma(DAT_EP_HANDLE h, DAT_COUNT n,
 	return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 }
 
-static DAT_RETURN DAT_API ud_post_send_inv(DAT_EP_HANDLE h, DAT_COUNT n,
-					   DAT_LMR_TRIPLET *iov,
-					   DAT_DTO_COOKIE c,
-					   DAT_COMPLETION_FLAGS f,
-					   DAT_BOOLEAN inv, DAT_RMR_CONTEXT ctx)
+DAT_RETURN DAT_API
+sd_ud_ep_post_send_with_invalidate(DAT_EP_HANDLE h, DAT_COUNT n,
+				   DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c,
+				   DAT_COMPLETION_FLAGS f, DAT_BOOLEAN inv,
+				   DAT_RMR_CONTEXT ctx)
 {
 	(void)inv; (void)ctx;
-	return ud_post_send(h, n, iov, c, f);
+	return sd_ud_ep_post_send(h, n, iov, c, f);
 }
 
-static DAT_RETURN DAT_API ud_post_read_to_rmr(DAT_EP_HANDLE h,
-					      const DAT_RMR_TRIPLET *l,
-					      DAT_DTO_COOKIE c,
-					      const DAT_RMR_TRIPLET *r,
-					      DAT_COMPLETION_FLAGS f)
+DAT_RETURN DAT_API sd_ud_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE h,
+						  const DAT_RMR_TRIPLET *l,
+						  DAT_DTO_COOKIE c,
+						  const DAT_RMR_TRIPLET *r,
+						  DAT_COMPLETION_FLAGS f)
 {
 	(void)l; (void)c; (void)r; (void)f;
 	if (sd_ud_ep_from_handle(h) == NULL)
@@ -754,8 +711,8 @@ static void ud_swap_ref(struct sd_evd **slot, struct sd_evd *to)
  * thread, no lock held: takes ia->lock (EVD and PZ references), then
  * ep->lock. Allocates (the queues), but not on the data path.
  */
-static DAT_RETURN DAT_API ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
-				       const DAT_EP_PARAM *p)
+DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
+				   const DAT_EP_PARAM *p)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	struct sd_evd *recv_evd = NULL, *req_evd = NULL, *conn_evd = NULL;
@@ -901,10 +858,10 @@ out:
  * thread, no lock held: takes @dup's lock, drops it, then @h's (one EP
  * lock at a time).
  */
-static DAT_RETURN DAT_API ud_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
-					    DAT_TIMEOUT timeout,
-					    DAT_COUNT pdata_size,
-					    const DAT_PVOID pdata, DAT_QOS qos)
+DAT_RETURN DAT_API sd_ud_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
+					DAT_TIMEOUT timeout,
+					DAT_COUNT pdata_size,
+					const DAT_PVOID pdata, DAT_QOS qos)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	struct sd_ud_ep *dup = sd_ud_ep_from_handle(dup_h);
@@ -946,10 +903,10 @@ static DAT_RETURN DAT_API ud_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h
  * UD EP answers DAT_NOT_IMPLEMENTED (DAT_INVALID_HANDLE_EP for a bad
  * handle). Any thread; no lock.
  */
-static DAT_RETURN DAT_API ud_ep_common_connect(DAT_EP_HANDLE h,
-					       DAT_IA_ADDRESS_PTR a,
-					       DAT_TIMEOUT t, DAT_COUNT n,
-					       const DAT_PVOID p)
+DAT_RETURN DAT_API sd_ud_ep_common_connect(DAT_EP_HANDLE h,
+					   DAT_IA_ADDRESS_PTR a,
+					   DAT_TIMEOUT t, DAT_COUNT n,
+					   const DAT_PVOID p)
 {
 	(void)a; (void)t; (void)n; (void)p;
 	if (sd_ud_ep_from_handle(h) == NULL)
@@ -966,8 +923,8 @@ static DAT_RETURN DAT_API ud_ep_common_connect(DAT_EP_HANDLE h,
  * in every state (0 once a disconnect flushed them). DAT_SUCCESS, or
  * DAT_INVALID_HANDLE (DAT_INVALID_HANDLE_EP). Any thread; no lock held.
  */
-static DAT_RETURN DAT_API ud_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
-					   DAT_COUNT *span)
+DAT_RETURN DAT_API sd_ud_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
+				       DAT_COUNT *span)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	DAT_COUNT n;
@@ -1011,8 +968,8 @@ static DAT_RETURN DAT_API ud_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
  * DAT_INVALID_PARAMETER. Any consumer thread, no lock held: ep->lock,
  * then (soft event) ia->lock and the async EVD's once it is dropped.
  */
-static DAT_RETURN DAT_API ud_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
-					      DAT_COUNT hard)
+DAT_RETURN DAT_API sd_ud_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
+					  DAT_COUNT hard)
 {
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	struct sd_ia *ia;
@@ -1090,50 +1047,4 @@ DAT_RETURN sd_ud_cm_free(DAT_EP_HANDLE h, void *p)
 		cm->released = true;
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
-}
-
-/* ------------------------------------------------------------------ */
-/* The provider table of UD objects                                    */
-
-DAT_PROVIDER sd_ud_provider;
-
-static pthread_once_t ud_provider_once = PTHREAD_ONCE_INIT;
-
-static void ud_provider_build(void)
-{
-	DAT_PROVIDER *p = &sd_ud_provider;
-
-	/* Every slot as for the IA's objects, except those a UD EP or CR reaches. */
-	*p = sd_provider;
-	p->set_consumer_context_func = ud_set_consumer_context;
-	p->get_consumer_context_func = ud_get_consumer_context;
-	p->get_handle_type_func = ud_get_handle_type;
-	p->ep_query_func = ud_ep_query;
-	p->ep_modify_func = ud_ep_modify;
-	p->ep_connect_func = sd_ud_ep_connect;
-	p->ep_dup_connect_func = ud_ep_dup_connect;
-	p->ep_common_connect_func = ud_ep_common_connect;
-	p->ep_disconnect_func = ud_ep_disconnect;
-	p->ep_post_send_func = ud_post_send;
-	p->ep_post_send_with_invalidate_func = ud_post_send_inv;
-	p->ep_post_recv_func = ud_post_recv;
-	p->ep_post_rdma_read_func = ud_post_rdma;
-	p->ep_post_rdma_write_func = ud_post_rdma;
-	p->ep_post_rdma_read_to_rmr_func = ud_post_read_to_rmr;
-	p->ep_get_status_func = ud_ep_get_status;
-	p->ep_free_func = ud_ep_free;
-	p->ep_reset_func = ud_ep_reset;
-	p->ep_recv_query_func = ud_ep_recv_query;
-	p->ep_set_watermark_func = ud_ep_set_watermark;
-	p->cr_query_func = sd_ud_cr_query;
-	p->cr_accept_func = sd_ud_cr_accept;
-	p->cr_reject_func = sd_ud_cr_reject;
-	p->cr_handoff_func = sd_ud_cr_handoff;
-	p->handle_extendedop_func = sd_handle_extendedop;
-	sd_trace_wrap_ud(p);	/* api lines, when tracing */
-}
-
-void sd_ud_provider_init(void)
-{
-	pthread_once(&ud_provider_once, ud_provider_build);
 }

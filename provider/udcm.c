@@ -16,8 +16,9 @@
  *
  * Service points. Every PSP also gets a UDP socket bound to the IA's
  * address at its port number: provider.c routes dat_psp_create,
- * dat_psp_create_any and dat_psp_free through sd_ext_psp_*, which call
- * psp.c and then open or close that socket. A port whose UDP side is
+ * dat_psp_create_any and dat_psp_free through sd_ext_psp_* (ext.c), which
+ * call psp.c and then open or close that socket (sd_ud_sp_open,
+ * sd_ud_sp_close_for). A port whose UDP side is
  * taken (another program's) keeps its PSP, without UD (SOFTDAPL_DEBUG
  * says so); a PSP with DAT_PSP_PROVIDER_FLAG answers UD requests with a
  * REJ (the provider cannot make a UD EP for it). RSPs take no UD
@@ -726,7 +727,7 @@ static struct sd_ud_cr *cr_new(struct sd_ia *ia)
 
 	if (cr == NULL)
 		return NULL;
-	cr->obj.provider = &sd_ud_provider;
+	cr->obj.provider = sd_obj_ud_table;
 	cr->obj.magic = SD_MAGIC_UD_CR;
 	cr->obj.type = DAT_HANDLE_TYPE_CR;
 	cr->obj.num = sd_obj_number(DAT_HANDLE_TYPE_CR);
@@ -1240,7 +1241,7 @@ static void sp_close_cmd(struct sd_cmd *cmd)
 }
 
 /* Opens the UDP side of PSP @sp, if its port is free. Consumer thread. */
-static void sp_open(struct sd_sp *sp)
+void sd_ud_sp_open(struct sd_sp *sp)
 {
 	struct sd_ia *ia = sp->obj.ia;
 	struct sockaddr_storage ss = ia->addr.ss;
@@ -1292,7 +1293,7 @@ static void sp_close(struct ud_sp *u)
 }
 
 /* Closes the UDP side of PSP @sp, if it has one. Consumer thread. */
-static void sp_close_for(struct sd_sp *sp)
+void sd_ud_sp_close_for(struct sd_sp *sp)
 {
 	struct ud_sp *u = NULL;
 	struct sd_list *pos;
@@ -1310,44 +1311,6 @@ static void sp_close_for(struct sd_sp *sp)
 	pthread_mutex_unlock(&ud_sp_lock);
 	if (u != NULL)
 		sp_close(u);
-}
-
-DAT_RETURN DAT_API sd_ext_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL conn_qual,
-				     DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
-				     DAT_PSP_HANDLE *psp)
-{
-	DAT_RETURN ret = sd_psp_create(ia, conn_qual, evd, flags, psp);
-
-	if (ret == DAT_SUCCESS) {
-		sd_ud_provider_init();
-		sp_open(sd_container_of((struct sd_obj *)*psp, struct sd_sp, obj));
-	}
-	return ret;
-}
-
-DAT_RETURN DAT_API sd_ext_psp_create_any(DAT_IA_HANDLE ia,
-					 DAT_CONN_QUAL *conn_qual,
-					 DAT_EVD_HANDLE evd,
-					 DAT_PSP_FLAGS flags,
-					 DAT_PSP_HANDLE *psp)
-{
-	DAT_RETURN ret = sd_psp_create_any(ia, conn_qual, evd, flags, psp);
-
-	if (ret == DAT_SUCCESS) {
-		sd_ud_provider_init();
-		sp_open(sd_container_of((struct sd_obj *)*psp, struct sd_sp, obj));
-	}
-	return ret;
-}
-
-DAT_RETURN DAT_API sd_ext_psp_free(DAT_PSP_HANDLE h)
-{
-	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_PSP);
-
-	/* The UDP side first: its engine commands run before the PSP's free. */
-	if (o != NULL)
-		sp_close_for(sd_container_of(o, struct sd_sp, obj));
-	return sd_psp_free(h);
 }
 
 /* ------------------------------------------------------------------ */
