@@ -17,7 +17,7 @@
  *   whose async errors went to one of its EVDs.
  *
  * The async lock, which ia->async_evd is also written under, and the
- * posting of async errors: async.c.
+ * posting of async errors: evq.c.
  *
  * The async EVD. DAT 2.0 (dat_ia_open): a consumer passing a handle whose
  * value is DAT_HANDLE_NULL gets an EVD made for the IA, of async_evd_qlen

@@ -13,8 +13,8 @@
  *   ctx.c mem.c                     their contexts; the memory lock, the
  *                                   checks and binds the data path makes
  *   evd.c cno.c                     events: EVD rings, waiting, CNO
- *   evq.c trigger.c async.c         below them: posting to an EVD, CNO
- *                                   triggering, async errors
+ *   evq.c trigger.c                 below them: posting to an EVD and async
+ *                                   errors (evq.c), CNO triggering
  *   ep.c         EP lifecycle and state machine   (ep.h: EP, PSP, RSP, CR, SRQ)
  *   psp.c rsp.c cr.c cm.c           service points, requests, handshake
  *   post.c       the DTO entry points (post_send/recv/rdma_write/rdma_read,
@@ -60,7 +60,7 @@
  *   ep->lock     EP state, its queues, its connection's tx/rx state
  *   srq->lock    SRQ buffers
  *   memory lock (mem.c)  context tables, LMR references, RMR bindings
- *   async lock (async.c) which EVD each IA's async errors go to
+ *   async lock (evq.c)   which EVD each IA's async errors go to
  *   evd->lock    the event ring, waiters
  *   cno->lock
  *   engine command queue lock (leaf)
@@ -82,7 +82,7 @@
  * LAYERS-BEGIN
  *   1  util.c obj.c trace.c params.c ctx.c reg.c
  *   2  engine.c
- *   3  wq.c mem.c evq.c async.c trigger.c srqbuf.c
+ *   3  wq.c mem.c evq.c trigger.c srqbuf.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udep.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
@@ -415,7 +415,7 @@ void sd_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
 		    DAT_COUNT reason);
 
 /*
- * The async lock (async.c): held while an async error is posted and while
+ * The async lock (evq.c): held while an async error is posted and while
  * an ia->async_evd changes (ia.c, with ia->lock), so that the EVD an error
  * is posted to cannot be destroyed meanwhile.
  */
