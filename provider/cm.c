@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Connection management: the TCP sockets (struct sd_sock) and the
- * handshake that turns a TCP connection into a DAT connection.
+ * Connection management: the connections (struct sd_sock) and the
+ * handshake that turns a transport's stream (transport.h; TCP, tcp.c)
+ * into a DAT connection.
  *
  *   active (dat_ep_connect)               passive (PSP/RSP/CSP)
  *   socket, connect        ---- TCP ---->  accept: sock HELLO_WAIT
@@ -30,19 +31,14 @@
  * passive socket and its CR point at each other (sock->cr, cr->sock)
  * until the CR is taken or the socket dies, which clears both.
  *
- * Closing: sock_close stops the poll and the timer and closes both
- * handles; the last close callback closes the fd, drops the EP reference
- * and frees the socket (close first, free in the close callback).
+ * Closing: sock_close closes the stream and the timer; the last close
+ * callback drops the EP reference and frees the socket (close first, free
+ * in the close callback).
  */
 #include <errno.h>
-#include <linux/sockios.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "ep.h"
 
@@ -64,6 +60,9 @@
 /* Engine: every socket, for sd_cm_shutdown_all and service point frees. */
 static struct sd_list socks = { &socks, &socks };
 
+/* Engine: the service points listening, for sd_cm_shutdown_all. */
+static struct sd_list listeners = { &listeners, &listeners };
+
 /*
  * Engine: the attached sockets whose peer owes the handshake message that
  * makes a connection event here (an active socket's ACCEPT or REJECT, a
@@ -75,7 +74,7 @@ static struct sd_list hs_wait = { &hs_wait, &hs_wait };
 /* Engine: scratch space for bytes drained from lingering sockets. */
 static uint8_t drain_buf[65536];
 
-static void poll_cb(uv_poll_t *p, int status, int events);
+static void poll_cb(struct sd_stream *stream, int status, int events, void *arg);
 static void sock_linger(struct sd_sock *sock);
 
 /*
@@ -107,134 +106,20 @@ static uint64_t cm_timeout_ms(void)
 	return ms;
 }
 
-/* ------------------------------------------------------------------ */
-/* Dead peers and dead links                                           */
-
 /*
- * TCP notices a peer that closes or resets, not one that falls silent: a
- * link taken down, a cable pulled, a host powered off. Left to the
- * kernel's defaults, a connection with data in flight retransmits for
- * about 15 minutes (tcp_retries2) before it fails, and an idle one never
- * does; an RC endpoint on InfiniBand gives up after its transport retries,
- * seconds. So once a connection is established (sock_data_start):
- *
- *   TCP_USER_TIMEOUT: data that stays unacknowledged this long fails the
- *     socket with ETIMEDOUT;
- *   keepalive probes after a third of it without traffic, then every
- *     third: an idle connection probes, and with TCP_USER_TIMEOUT set the
- *     kernel fails it once probes went unanswered that long.
- *
- * The failure reaches the EP as a socket error: DAT_CONNECTION_EVENT_BROKEN
- * on both sides (each side times out by itself), everything outstanding
- * flushed. SOFTDAPL_TCP_USER_TIMEOUT_MS sets the time (default 30000; the
- * keepalive's resolution is a second); 0 leaves the kernel's defaults.
- *
- * A receiver not ready must still wait indefinitely (README): a peer that
- * stopped reading leaves our data queued behind its closed window, and
- * Linux applies TCP_USER_TIMEOUT to its window probes too, answered or not
- * (since 5.11). So a timer looks at every connection each quarter of the
- * timeout, and while a socket has data queued, none in flight and no more
- * than one window probe unanswered (tcp_info), the peer is alive and only
- * not reading: its user timeout is off until that no longer holds. A link
- * that dies during such a wait is noticed once probes go unanswered; the
- * kernel spaces them out (up to two minutes apart), so that takes longer.
+ * Engine: @sock now carries a DAT connection. Its transport notices a
+ * peer that fell silent (a link down, a host gone) on its own terms (TCP:
+ * keepalive and TCP_USER_TIMEOUT, tcp.c) and reports it as a stream
+ * error: DAT_CONNECTION_EVENT_BROKEN on both sides, everything
+ * outstanding flushed.
  */
-#define SD_TCP_USER_TIMEOUT_MS	30000
-
-/* Engine: the liveness check of every connection (live_tick). */
-static uv_timer_t live_timer;
-static bool live_timer_init;
-
-/* Engine: SD_TCP_USER_TIMEOUT_MS, or the environment's (0: off), read once. */
-static unsigned tcp_user_timeout_ms(void)
-{
-	static unsigned ms;
-	static bool done;
-
-	if (!done) {
-		const char *s = getenv("SOFTDAPL_TCP_USER_TIMEOUT_MS");
-		char *end = NULL;
-		long v = SD_TCP_USER_TIMEOUT_MS;
-
-		if (s != NULL && *s != '\0') {
-			errno = 0;
-			v = strtol(s, &end, 10);
-			if (errno != 0 || *end != '\0' || v < 0 || v > 3600000) {
-				sd_log("SOFTDAPL_TCP_USER_TIMEOUT_MS=%s: not a number "
-				       "of milliseconds from 0 to 3600000; using %d",
-				       s, SD_TCP_USER_TIMEOUT_MS);
-				v = SD_TCP_USER_TIMEOUT_MS;
-			}
-		}
-		ms = (unsigned)v;
-		done = true;
-	}
-	return ms;
-}
-
-/*
- * Engine: turns @sock's user timeout off while its peer's window is
- * closed and the peer answers, on otherwise (see above).
- */
-static void sock_live_check(struct sd_sock *sock, unsigned ms)
-{
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti), clen = sizeof(unsigned);
-	unsigned cur = 0, want = ms;
-	int queued = 0;
-
-	if (getsockopt(sock->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
-	    ioctl(sock->fd, SIOCOUTQ, &queued) < 0 ||
-	    getsockopt(sock->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &cur, &clen) < 0)
-		return;
-	if (queued > 0 && ti.tcpi_unacked == 0 && ti.tcpi_probes <= 1)
-		want = 0;
-	if (cur == want)
-		return;
-	sd_dbg("ep %p: %s", (void *)sock->ep, want ? "user timeout on" :
-	       "the peer's window is closed: user timeout off");
-	setsockopt(sock->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &want, sizeof(want));
-}
-
-/* Engine: every quarter of the timeout, while connections exist. */
-static void live_tick(uv_timer_t *t)
-{
-	unsigned ms = tcp_user_timeout_ms();
-	struct sd_list *pos;
-	bool any = false;
-
-	sd_list_for_each(pos, &socks) {
-		struct sd_sock *sock = sd_container_of(pos, struct sd_sock, node);
-
-		if (sock->phase == SD_SK_DATA) {
-			sock_live_check(sock, ms);
-			any = true;
-		}
-	}
-	if (!any)
-		uv_timer_stop(t);	/* sock_data_start restarts it */
-}
-
-/* Engine: @sock now carries a DAT connection; see above. */
 static void sock_data_start(struct sd_sock *sock)
 {
-	unsigned ms = tcp_user_timeout_ms(), tick;
-	int one = 1, secs;
+	int r = sock->tp->set_liveness(sock->stream, SD_TP_LIVENESS_DEFAULT);
 
-	if (ms == 0)
-		return;
-	secs = ms >= 6000 ? (int)(ms / 3000) : 1;
-	setsockopt(sock->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms));
-	setsockopt(sock->fd, IPPROTO_TCP, TCP_KEEPIDLE, &secs, sizeof(secs));
-	setsockopt(sock->fd, IPPROTO_TCP, TCP_KEEPINTVL, &secs, sizeof(secs));
-	setsockopt(sock->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-	if (!live_timer_init) {
-		uv_timer_init(sd_engine_loop(), &live_timer);
-		live_timer_init = true;
-	}
-	tick = ms / 4 > 10 ? ms / 4 : 10;
-	if (!uv_is_active((uv_handle_t *)&live_timer))
-		uv_timer_start(&live_timer, live_tick, tick, tick);
+	if (r < 0)
+		sd_dbg("ep %p: no liveness check: %s", (void *)sock->ep,
+		       strerror(-r));
 }
 
 /* ------------------------------------------------------------------ */
@@ -269,7 +154,7 @@ static void sp_cnt(const struct sd_sp *sp, unsigned i)
 
 /*
  * The counter of a handshake that failed with @err (a negative errno of
- * connect(2), send(2), recv(2), or of sock_read_msg).
+ * the transport's connect, writev or readv, or of sock_read_msg).
  */
 static unsigned cm_err_cnt(int err)
 {
@@ -279,7 +164,7 @@ static unsigned cm_err_cnt(int err)
 	case -ETIMEDOUT:
 		return DCNT_IA_CM_ERR_TIMEOUT;
 	case -ECONNRESET:
-	case -EPIPE:		/* sock_read_msg's EOF, send(2) to a closed peer */
+	case -EPIPE:		/* sock_read_msg's EOF, a write to a closed peer */
 		return DCNT_IA_CM_ERR_RESET;
 	case -EPROTO:		/* a malformed handshake message */
 		return DCNT_IA_CM_ERR_UNEXPECTED;
@@ -291,22 +176,19 @@ static unsigned cm_err_cnt(int err)
 /* ------------------------------------------------------------------ */
 /* Socket basics                                                       */
 
-/* Engine: wraps @fd; NULL (fd closed) on failure. */
-static struct sd_sock *sock_new(int fd, uint8_t phase)
+/* Engine: wraps @stream of @tp; NULL (the stream closed) on failure. */
+static struct sd_sock *sock_new(const struct sd_transport *tp,
+				struct sd_stream *stream, uint8_t phase)
 {
 	struct sd_sock *sock = calloc(1, sizeof(*sock));
 
 	if (sock == NULL) {
-		close(fd);
-		return NULL;
-	}
-	if (uv_poll_init_socket(sd_engine_loop(), &sock->poll, fd) < 0) {
-		close(fd);
-		free(sock);
+		tp->close(stream, NULL, NULL);
 		return NULL;
 	}
 	uv_timer_init(sd_engine_loop(), &sock->timer);
-	sock->fd = fd;
+	sock->stream = stream;
+	sock->tp = tp;
 	sock->phase = phase;
 	sock->handles = 2;
 	sd_list_add_tail(&socks, &sock->node);
@@ -314,14 +196,13 @@ static struct sd_sock *sock_new(int fd, uint8_t phase)
 	return sock;
 }
 
-static void sock_closed_cb(uv_handle_t *h)
+static void sock_closed(void *arg)
 {
-	struct sd_sock *sock = h->data;
+	struct sd_sock *sock = arg;
 	struct sd_ep *ep;
 
 	if (--sock->handles > 0)
 		return;
-	close(sock->fd);
 	sd_list_del(&sock->node);
 	sd_list_del(&sock->hs_node);
 	ep = sock->ep;
@@ -330,7 +211,12 @@ static void sock_closed_cb(uv_handle_t *h)
 		sd_qp_put(ep);
 }
 
-/* Engine: closes @sock; it is freed once libuv let go of it. */
+static void sock_timer_closed_cb(uv_handle_t *h)
+{
+	sock_closed(h->data);
+}
+
+/* Engine: closes @sock; it is freed once the loop let go of it. */
 static void sock_close(struct sd_sock *sock)
 {
 	if (sock->phase == SD_SK_CLOSED)
@@ -340,31 +226,17 @@ static void sock_close(struct sd_sock *sock)
 		sock->cr->sock = NULL;
 		sock->cr = NULL;
 	}
-	sock->poll.data = sock;
 	sock->timer.data = sock;
-	uv_close((uv_handle_t *)&sock->poll, sock_closed_cb);
-	uv_close((uv_handle_t *)&sock->timer, sock_closed_cb);
+	sock->tp->close(sock->stream, sock_closed, sock);
+	uv_close((uv_handle_t *)&sock->timer, sock_timer_closed_cb);
 }
 
-/* Engine: arms @events on @sock's poll (0 stops it). */
+/* Engine: arms @events on @sock's stream (0 stops it). */
 static void sock_arm(struct sd_sock *sock, int events)
 {
 	if (sock->phase == SD_SK_CLOSED)
 		return;
-	if (events == 0) {
-		if (sock->polling)
-			uv_poll_stop(&sock->poll);
-		sock->polling = false;
-		sock->events = 0;
-		return;
-	}
-	if (sock->polling && sock->events == events)
-		return;
-	sock->poll.data = sock;
-	if (uv_poll_start(&sock->poll, events, poll_cb) == 0) {
-		sock->polling = true;
-		sock->events = events;
-	}
+	(void)sock->tp->arm(sock->stream, events, poll_cb, sock);
 }
 
 /*
@@ -374,15 +246,14 @@ static void sock_arm(struct sd_sock *sock, int events)
 static int sock_flush(struct sd_sock *sock)
 {
 	while (sock->out_done < sock->out_len) {
-		ssize_t n = send(sock->fd, sock->out + sock->out_done,
-				 sock->out_len - sock->out_done,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		struct iovec iov = {
+			.iov_base = sock->out + sock->out_done,
+			.iov_len = sock->out_len - sock->out_done,
+		};
+		ssize_t n = sock->tp->writev(sock->stream, &iov, 1);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
+		if (n < 0)
+			return (int)n;
 		sock->out_done += (uint32_t)n;
 	}
 	sock->out_len = sock->out_done = 0;
@@ -400,15 +271,15 @@ static void sock_put_msg(struct sd_sock *sock, const struct sd_cm_msg *m,
 	sock->out_done = 0;
 	if (sd_trace_enabled())
 		sd_trace_cm("tx", sock->ep ? &sock->ep->obj : NULL,
-			    sock->sp ? &sock->sp->obj : NULL, &sock->trace,
-			    sock->fd, sock->out, NULL);
+			    sock->sp ? &sock->sp->obj : NULL,
+			    sd_sock_trace(sock), sock->out, NULL);
 }
 
 /* Tracing: the rx line of the handshake message in sock->in. */
 static void trace_cm_rx(struct sd_sock *sock, const char *bad)
 {
 	sd_trace_cm("rx", sock->ep ? &sock->ep->obj : NULL,
-		    sock->sp ? &sock->sp->obj : NULL, &sock->trace, sock->fd,
+		    sock->sp ? &sock->sp->obj : NULL, sd_sock_trace(sock),
 		    sock->in, bad);
 }
 
@@ -422,6 +293,7 @@ static int sock_read_msg(struct sd_sock *sock, uint8_t type, struct sd_cm_msg *m
 {
 	for (;;) {
 		uint32_t want = SD_CM_MSG_SIZE;
+		struct iovec iov;
 		ssize_t n;
 
 		if (sock->in_have >= SD_CM_MSG_SIZE) {
@@ -443,24 +315,15 @@ static int sock_read_msg(struct sd_sock *sock, uint8_t type, struct sd_cm_msg *m
 				return 1;
 			}
 		}
-		n = recv(sock->fd, sock->in + sock->in_have,
-			 want - sock->in_have, MSG_DONTWAIT);
+		iov.iov_base = sock->in + sock->in_have;
+		iov.iov_len = want - sock->in_have;
+		n = sock->tp->readv(sock->stream, &iov, 1);
 		if (n == 0)
 			return -EPIPE;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
-		}
+		if (n < 0)
+			return n == -EAGAIN ? 0 : (int)n;
 		sock->in_have += (uint32_t)n;
 	}
-}
-
-static void sock_nodelay(int fd)
-{
-	int one = 1;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
 /* The handshake attributes of @ep (ep->lock). */
@@ -540,24 +403,20 @@ static DAT_EVENT_NUMBER connect_error_event(int err)
 	}
 }
 
-/* Active, ep->lock: TCP is up (or failed); send the HELLO. */
+/* Active, ep->lock: the stream is up (or failed); send the HELLO. */
 static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
 {
 	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
 	struct sd_cm_msg m;
-	int err = 0;
-	socklen_t len = sizeof(err);
+	int err = -sock->tp->connect_result(sock->stream);
 
-	if (getsockopt(sock->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
 	if (err != 0) {
 		sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
 		cm_cnt(ep->obj.ia, cm_err_cnt(-err));
 		sd_qp_close(ep, connect_error_event(err), NULL, "connect failed");
 		return;
 	}
-	if (getsockname(sock->fd, (struct sockaddr *)&ss, &sl) == 0)
+	if (sock->tp->peer(sock->stream, &ss, NULL) == 0)
 		ep->local_port = ntohs(ss.ss_family == AF_INET6 ?
 				       ((struct sockaddr_in6 *)&ss)->sin6_port :
 				       ((struct sockaddr_in *)&ss)->sin_port);
@@ -839,49 +698,50 @@ static void hello_timeout(uv_timer_t *t)
  */
 #define SD_ACCEPT_RETRY_MS	100
 
-/* Engine: a resting listener's time is up: poll it again. */
+static void listen_io(struct sd_listener *l, void *arg);
+
+/* Engine: a resting listener's time is up: watch it again. */
 static void listen_resume(uv_timer_t *t)
 {
-	sock_arm(t->data, UV_READABLE);
+	struct sd_sp *sp = t->data;
+
+	(void)sp->tp->listen_start(sp->lis, listen_io, sp);
 }
 
-/* Engine: a listening socket is readable: accept what waits. */
-static void listen_io(struct sd_sock *lsock)
+/* Engine: connections wait on @sp's listener: accept them. */
+static void listen_io(struct sd_listener *l, void *arg)
 {
-	for (;;) {
-		struct sd_sock *sock;
-		int fd = accept4(lsock->fd, NULL, NULL,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct sd_sp *sp = arg;
 
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			if (errno == EMFILE || errno == ENFILE ||
-			    errno == ENOBUFS || errno == ENOMEM) {
+	for (;;) {
+		struct sd_stream *stream;
+		struct sd_sock *sock;
+		int r = sp->tp->accept(l, &stream);
+
+		if (r < 0) {
+			if (r == -EMFILE || r == -ENFILE || r == -ENOBUFS ||
+			    r == -ENOMEM) {
 				/*
 				 * The connection stays in the kernel's backlog
-				 * and the listener readable: polled at once, it
-				 * would spin the engine. It rests (its timer is
-				 * otherwise unused), the requester waits, as
-				 * for a full backlog, until it is accepted or
-				 * its connect timeout runs out.
+				 * and the listener readable: watched at once, it
+				 * would spin the engine. It rests, the requester
+				 * waits, as for a full backlog, until it is
+				 * accepted or its connect timeout runs out.
 				 */
 				sd_dbg("port %llu: accept: %s; again in %d ms",
-				       lsock->sp != NULL ? (unsigned long long)
-				       lsock->sp->conn_qual : 0ull,
-				       strerror(errno), SD_ACCEPT_RETRY_MS);
-				sock_arm(lsock, 0);
-				lsock->timer.data = lsock;
-				uv_timer_start(&lsock->timer, listen_resume,
+				       (unsigned long long)sp->conn_qual,
+				       strerror(-r), SD_ACCEPT_RETRY_MS);
+				(void)sp->tp->listen_start(l, NULL, NULL);
+				sp->rest.data = sp;
+				uv_timer_start(&sp->rest, listen_resume,
 					       SD_ACCEPT_RETRY_MS, 0);
 			}
 			return;
 		}
-		sock_nodelay(fd);
-		sock = sock_new(fd, SD_SK_HELLO_WAIT);
+		sock = sock_new(sp->tp, stream, SD_SK_HELLO_WAIT);
 		if (sock == NULL)
 			continue;
-		sock->sp = lsock->sp;
+		sock->sp = sp;
 		sock->timer.data = sock;
 		uv_timer_start(&sock->timer, hello_timeout, cm_timeout_ms(), 0);
 		sock_arm(sock, UV_READABLE | UV_DISCONNECT);
@@ -908,20 +768,18 @@ static void linger_io(struct sd_sock *sock, int status, int events)
 		}
 	}
 	if (!sock->shut_wr) {
-		shutdown(sock->fd, SHUT_WR);
+		(void)sock->tp->shutdown_wr(sock->stream);
 		sock->shut_wr = true;
 	}
 	sock_arm(sock, UV_READABLE | UV_DISCONNECT);
 drain:
 	for (;;) {
-		ssize_t n = recv(sock->fd, drain_buf, sizeof(drain_buf),
-				 MSG_DONTWAIT);
+		struct iovec iov = { drain_buf, sizeof(drain_buf) };
+		ssize_t n = sock->tp->readv(sock->stream, &iov, 1);
 
 		if (n > 0)
 			continue;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n == -EAGAIN)
 			return;
 		sock_close(sock);	/* EOF or error */
 		return;
@@ -976,11 +834,8 @@ static void connect_timeout(uv_timer_t *t)
  */
 static void data_error_rnr(struct sd_ep *ep, struct sd_sock *sock)
 {
-	int err = 0;
-	socklen_t len = sizeof(err);
+	int err = -sock->tp->connect_result(sock->stream);
 
-	if (getsockopt(sock->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
 	sd_dbg("ep %p: socket error while waiting for a receive: %s",
 	       (void *)ep, strerror(err));
 	if (err == ECONNRESET || err == EPIPE)
@@ -991,17 +846,13 @@ static void data_error_rnr(struct sd_ep *ep, struct sd_sock *sock)
 			    "connection lost while waiting for a receive");
 }
 
-static void poll_cb(uv_poll_t *p, int status, int events)
+static void poll_cb(struct sd_stream *stream, int status, int events, void *arg)
 {
-	struct sd_sock *sock = p->data;
+	struct sd_sock *sock = arg;
 	struct sd_ep *ep;
 
-	if (status < 0)
-		sock->polling = false;	/* libuv stopped it (POLLERR) */
+	(void)stream;
 	switch (sock->phase) {
-	case SD_SK_LISTEN:
-		listen_io(sock);
-		return;
 	case SD_SK_LINGER:
 		linger_io(sock, status, events);
 		return;
@@ -1076,7 +927,7 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 	/* Tracing: the frame whose handler closes the EP was accepted. */
 	if (ep->rx.trace_due) {
 		ep->rx.trace_due = false;
-		sd_trace_frame("rx", &ep->obj, &sock->trace, sock->fd,
+		sd_trace_frame("rx", &ep->obj, sd_sock_trace(sock),
 			       ep->rx.hdr, NULL);
 	}
 	ep->sock = NULL;
@@ -1092,7 +943,7 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 		}
 		sd_hdr_pack(ctl, sock->out + sock->out_len);
 		if (sd_trace_enabled())
-			sd_trace_frame("tx", &ep->obj, &sock->trace, sock->fd,
+			sd_trace_frame("tx", &ep->obj, sd_sock_trace(sock),
 				       sock->out + sock->out_len, NULL);
 		sock->out_len += SD_HDR_SIZE;
 		/*
@@ -1143,56 +994,16 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 /* ------------------------------------------------------------------ */
 /* Commands                                                            */
 
-/* ep->cm_cmd: dat_ep_connect. Holds a reference on the EP. */
-void sd_cm_connect_cmd(struct sd_cmd *cmd)
+int sd_cm_open(struct sd_ep *ep, struct sd_stream **stream)
 {
-	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, cm_cmd);
-	struct sd_ia *ia = ep->obj.ia;
-	struct sd_sock *sock;
-	socklen_t alen;
-	int fd, err;
+	const struct sd_ia *ia = ep->obj.ia;
+	struct sockaddr_storage src = ia->addr.ss;
+	socklen_t alen = ep->remote.ss_family == AF_INET6 ?
+			 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	bool any = true;
 
-	pthread_mutex_lock(&ep->lock);
-	/* The socket dat_ep_connect made (ep.c), ours to use or close. */
-	fd = ep->connect_fd;
-	ep->connect_fd = -1;
-	if (ep->state != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
-	    ep->cm_op != SD_CMOP_CONNECT || ep->sock != NULL) {
-		pthread_mutex_unlock(&ep->lock);
-		if (fd >= 0)
-			close(fd);
-		sd_qp_put(ep);
-		return;
-	}
-	ep->cm_op = SD_CMOP_NONE;
-	alen = ep->remote.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-						    sizeof(struct sockaddr_in);
-	if (fd < 0)	/* it could not: its error is reported here */
-		fd = socket(ep->remote.ss_family,
-			    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = errno;
-		goto fail;
-	}
-	sock_nodelay(fd);
-	/*
-	 * Connection qualifiers are TCP ports, and the kernel takes the
-	 * source ports of connections from the same range (dtest's 45248
-	 * is in it). On InfiniBand a connection never keeps a service ID
-	 * from being listened on; here SO_REUSEADDR lets a dat_psp_create
-	 * take a port that this connection holds, or held until its
-	 * TIME_WAIT ends (dtestcm's 1000 connections leave as many), and
-	 * the port is chosen at connect (IP_BIND_ADDRESS_NO_PORT), where
-	 * the kernel avoids the ports of service points.
-	 */
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int));
-	(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &(int){ 1 },
-			 sizeof(int));
 	/* Leave from the IA's address unless it is a wildcard. */
-	if (ia->addr.ss.ss_family == ep->remote.ss_family) {
-		struct sockaddr_storage src = ia->addr.ss;
-		bool any;
-
+	if (src.ss_family == ep->remote.ss_family) {
 		if (src.ss_family == AF_INET) {
 			((struct sockaddr_in *)&src)->sin_port = 0;
 			any = ((struct sockaddr_in *)&src)->sin_addr.s_addr ==
@@ -1202,19 +1013,46 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 			any = memcmp(&((struct sockaddr_in6 *)&src)->sin6_addr,
 				     &in6addr_any, sizeof(in6addr_any)) == 0;
 		}
-		if (!any && bind(fd, (struct sockaddr *)&src, ia->addr.len) < 0) {
-			err = errno;
-			close(fd);
-			goto fail;
-		}
 	}
-	if (connect(fd, (struct sockaddr *)&ep->remote, alen) < 0 &&
-	    errno != EINPROGRESS) {
-		err = errno;
-		close(fd);
+	return SD_TP_DEFAULT->open(stream, any ? NULL : (struct sockaddr *)&src,
+				  any ? 0 : ia->addr.len,
+				  (const struct sockaddr *)&ep->remote, alen);
+}
+
+/* ep->cm_cmd: dat_ep_connect. Holds a reference on the EP. */
+void sd_cm_connect_cmd(struct sd_cmd *cmd)
+{
+	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, cm_cmd);
+	struct sd_ia *ia = ep->obj.ia;
+	const struct sd_transport *tp = SD_TP_DEFAULT;
+	struct sd_stream *stream;
+	struct sd_sock *sock;
+	int err;
+
+	pthread_mutex_lock(&ep->lock);
+	/* The stream dat_ep_connect opened (ep.c), ours to use or close. */
+	stream = ep->connect_stream;
+	ep->connect_stream = NULL;
+	if (ep->state != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
+	    ep->cm_op != SD_CMOP_CONNECT || ep->sock != NULL) {
+		pthread_mutex_unlock(&ep->lock);
+		if (stream != NULL)
+			tp->close(stream, NULL, NULL);
+		sd_qp_put(ep);
+		return;
+	}
+	ep->cm_op = SD_CMOP_NONE;
+	if (stream == NULL) {	/* it could not: its error is reported here */
+		err = -sd_cm_open(ep, &stream);
+		if (err != 0)
+			goto fail;
+	}
+	err = -tp->connect(stream);
+	if (err != 0) {
+		tp->close(stream, NULL, NULL);
 		goto fail;
 	}
-	sock = sock_new(fd, SD_SK_CONNECTING);
+	sock = sock_new(tp, stream, SD_SK_CONNECTING);
 	if (sock == NULL) {
 		err = ENOMEM;
 		goto fail;
@@ -1347,71 +1185,101 @@ out:
 	free(cr);
 }
 
-/* sp->cmd: start polling the listening socket, unless already freed. */
+/* sp->cmd: start watching the listener, unless already freed. */
 void sd_cm_listen_cmd(struct sd_cmd *cmd)
 {
 	struct sd_sp *sp = sd_container_of(cmd, struct sd_sp, cmd);
-	struct sd_sock *sock;
 	bool closing;
+	int r;
 
 	pthread_mutex_lock(&sp->lock);
 	closing = sp->closing;
 	pthread_mutex_unlock(&sp->lock);
-	if (closing || sp->sock != NULL)
+	if (closing || sp->listening || sp->lis == NULL)
 		return;		/* close_cmd is queued behind us */
-	sock = sock_new(sp->fd, SD_SK_LISTEN);
-	if (sock == NULL) {
-		sd_log("%s: cannot watch its listening socket (port %llu): out "
-		       "of memory; no connection request will arrive, free it",
+	r = sp->tp->listen_start(sp->lis, listen_io, sp);
+	if (r < 0) {
+		sd_log("%s: cannot watch its listener (port %llu): %s; no "
+		       "connection request will arrive, free it",
 		       sd_obj_name(&sp->obj).s,
-		       (unsigned long long)sp->conn_qual);
+		       (unsigned long long)sp->conn_qual, uv_strerror(r));
 		return;
 	}
-	sock->sp = sp;
-	sp->sock = sock;
-	sock_arm(sock, UV_READABLE);
+	uv_timer_init(sd_engine_loop(), &sp->rest);
+	sp->listening = true;
+	sd_list_add_tail(&listeners, &sp->lnode);
 }
 
-/* sp->close_cmd, the last use of @sp: stop listening, free it. */
-void sd_cm_listen_close_cmd(struct sd_cmd *cmd)
+static void sp_free(void *arg)
 {
-	struct sd_sp *sp = sd_container_of(cmd, struct sd_sp, close_cmd);
-	struct sd_sock *sock;
-	struct sd_list *pos;
+	struct sd_sp *sp = arg;
 
-	/* Forget it in the requests still reading their HELLO. */
-	sd_list_for_each(pos, &socks) {
-		sock = sd_container_of(pos, struct sd_sock, node);
-		if (sock->sp == sp)
-			sock->sp = NULL;
-	}
-	if (sp->sock != NULL)
-		sock_close(sp->sock);	/* closes sp->fd */
-	else if (sp->fd >= 0)
-		close(sp->fd);
 	if (sp->ep != NULL)
 		sd_qp_put(sp->ep);
 	pthread_mutex_destroy(&sp->lock);
 	free(sp);
 }
 
+/* Engine: closes @sp's listener, then frees @sp. */
+static void sp_close_listener(struct sd_sp *sp)
+{
+	struct sd_listener *l = sp->lis;
+
+	sp->lis = NULL;
+	if (l != NULL)
+		sp->tp->listen_close(l, sp_free, sp);
+	else
+		sp_free(sp);
+}
+
+static void sp_rest_closed_cb(uv_handle_t *h)
+{
+	sp_close_listener(h->data);
+}
+
+/* sp->close_cmd, the last use of @sp: stop listening, free it. */
+void sd_cm_listen_close_cmd(struct sd_cmd *cmd)
+{
+	struct sd_sp *sp = sd_container_of(cmd, struct sd_sp, close_cmd);
+	struct sd_list *pos;
+
+	/* Forget it in the requests still reading their HELLO. */
+	sd_list_for_each(pos, &socks) {
+		struct sd_sock *sock = sd_container_of(pos, struct sd_sock, node);
+
+		if (sock->sp == sp)
+			sock->sp = NULL;
+	}
+	if (sp->listening) {
+		sp->listening = false;
+		sd_list_del(&sp->lnode);
+		sp->rest.data = sp;
+		uv_close((uv_handle_t *)&sp->rest, sp_rest_closed_cb);
+	} else {
+		sp_close_listener(sp);
+	}
+}
+
 void sd_cm_shutdown_all(void)
 {
 	struct sd_list *pos, *next;
 
-	if (live_timer_init) {
-		uv_close((uv_handle_t *)&live_timer, NULL);
-		live_timer_init = false;
-	}
+	for (pos = listeners.next; pos != &listeners; pos = next) {
+		struct sd_sp *sp = sd_container_of(pos, struct sd_sp, lnode);
 
+		next = pos->next;
+		sd_list_del(&sp->lnode);
+		sp->listening = false;
+		uv_close((uv_handle_t *)&sp->rest, NULL);
+		if (sp->lis != NULL)
+			sp->tp->listen_close(sp->lis, NULL, NULL);
+		sp->lis = NULL;
+	}
 	for (pos = socks.next; pos != &socks; pos = next) {
 		struct sd_sock *sock = sd_container_of(pos, struct sd_sock, node);
 
 		next = pos->next;
-		if (sock->phase != SD_SK_CLOSED) {
-			if (sock->sp != NULL && sock->phase == SD_SK_LISTEN)
-				sock->sp->sock = NULL;
+		if (sock->phase != SD_SK_CLOSED)
 			sock_close(sock);
-		}
 	}
 }

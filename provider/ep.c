@@ -406,30 +406,35 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 				   DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
 				   DAT_COUNT pdata_size, const void *pdata)
 {
+	struct sockaddr_storage was;
+	int r;
+
 	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->freed)
 		return sd_qp_state_err(ep->state);
 	if (ep->pz == NULL || ep->conn_evd == NULL)
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
 	/*
-	 * The socket now, on the caller's thread, so that a process out of
+	 * The stream now, on the caller's thread, so that a process out of
 	 * descriptors (or memory) hears it from this call, as from OFED's
 	 * socket CM, rather than as a connection event. The engine's
 	 * connect command takes it (cm.c); one an earlier attempt left,
 	 * ended before the engine came to it, goes. Any other error is
 	 * left for the engine to meet and report as it always did.
 	 */
-	if (ep->connect_fd >= 0)
-		close(ep->connect_fd);
-	ep->connect_fd = socket(remote->ss_family,
-				SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (ep->connect_fd < 0 && (errno == EMFILE || errno == ENFILE ||
-				   errno == ENOBUFS || errno == ENOMEM))
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	if (ep->connect_stream != NULL)
+		SD_TP_DEFAULT->close(ep->connect_stream, NULL, NULL);
+	ep->connect_stream = NULL;
+	was = ep->remote;
 	ep->remote = *remote;
 	if (remote->ss_family == AF_INET)
 		((struct sockaddr_in *)&ep->remote)->sin_port = htons((uint16_t)conn_qual);
 	else
 		((struct sockaddr_in6 *)&ep->remote)->sin6_port = htons((uint16_t)conn_qual);
+	r = sd_cm_open(ep, &ep->connect_stream);
+	if (r == -EMFILE || r == -ENFILE || r == -ENOBUFS || r == -ENOMEM) {
+		ep->remote = was;
+		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	}
 	ep->remote_port = conn_qual;
 	ep->active = true;
 	ep->timeout = timeout;

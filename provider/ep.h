@@ -35,6 +35,7 @@
 
 #include "softdapl.h"
 #include "proto.h"
+#include "transport.h"
 
 struct sd_ep;
 struct sd_sp;
@@ -45,7 +46,6 @@ struct sd_srq;
 /* Sockets (cm.c)                                                      */
 
 enum sd_sock_phase {
-	SD_SK_LISTEN,		/* a service point's listening socket */
 	SD_SK_CONNECTING,	/* active: TCP connect in progress */
 	SD_SK_HELLO_SENT,	/* active: HELLO out, ACCEPT/REJECT awaited */
 	SD_SK_HELLO_WAIT,	/* passive: reading the HELLO */
@@ -56,20 +56,24 @@ enum sd_sock_phase {
 	SD_SK_CLOSED,		/* uv_close issued */
 };
 
+/*
+ * A connection as the core sees it: a stream of a transport (transport.h)
+ * and the handshake's state. The stream is the transport's; the core
+ * reaches it only through @tp.
+ */
 struct sd_sock {
-	uv_poll_t	poll;		/* engine */
+	struct sd_stream *stream;	/* const until the engine closes it */
+	const struct sd_transport *tp;	/* const: its transport */
 	uv_timer_t	timer;		/* engine: connect timeout, linger limit;
 					 * in phase DATA, fault.c's delays */
 	struct sd_cmd	cmd;		/* a consumer thread detached it */
 	struct sd_list	node;		/* engine: in the engine's socket list */
 	struct sd_list	hs_node;	/* engine: in cm.c's hs_wait while the
 					 * peer owes a handshake answer */
-	int		fd;		/* const until the engine closes it */
 	uint8_t		phase;		/* attached: ep->lock; else engine */
-	bool		polling;	/* engine: poll started */
 	bool		shut_wr;	/* attached: ep->lock; else engine */
-	int		events;		/* engine: uv_poll events armed */
-	int		handles;	/* engine: uv handles not yet closed */
+	int		handles;	/* engine: the stream and timer not yet
+					 * closed */
 	struct sd_ep	*ep;		/* engine, set once: holds a reference */
 	struct sd_cr	*cr;		/* engine: passive, until accept/reject */
 	struct sd_sp	*sp;		/* engine: a listening socket's SP */
@@ -89,6 +93,22 @@ struct sd_sock {
 	uint8_t		out[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
 	uint8_t		in[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
 };
+
+/*
+ * @sock's trace state (trace.h), its name ("LOCAL>REMOTE") taken from the
+ * stream's addresses the first time. Only when tracing.
+ */
+static inline struct sd_trace_conn *sd_sock_trace(struct sd_sock *sock)
+{
+	if (sock->trace.name[0] == '\0') {
+		struct sockaddr_storage l, r;
+
+		(void)sock->tp->peer(sock->stream, &l, &r);	/* or AF_UNSPEC */
+		sd_trace_conn_set(&sock->trace, (struct sockaddr *)&l,
+				  (struct sockaddr *)&r);
+	}
+	return &sock->trace;
+}
 
 /*
  * Hands @ep's socket back to the engine: the EP is done with it. When
@@ -122,6 +142,13 @@ void sd_sock_update(struct sd_ep *ep);
  * nothing. ep->lock held; other EPs are taken with trylock.
  */
 void sd_cm_peer_order(struct sd_ep *ep);
+
+/*
+ * Opens the stream @ep's connect will use (transport.h: open): to
+ * ep->remote, from the IA's address unless that is a wildcard. 0 and
+ * *@stream, or -errno. Any thread; ep->lock or the EP the caller's alone.
+ */
+int sd_cm_open(struct sd_ep *ep, struct sd_stream **stream);
 
 /* Engine commands of cm.c (fn of ep->cm_cmd, cr->cmd, sp->cmd). */
 void sd_cm_connect_cmd(struct sd_cmd *cmd);
@@ -451,9 +478,9 @@ struct sd_ep {
 	DAT_CONN_QUAL	remote_port;	/* active: conn_qual; passive: port */
 	DAT_CONN_QUAL	local_port;
 	DAT_TIMEOUT	timeout;	/* connect timeout, microseconds */
-	int		connect_fd;	/* the socket the connect call made, until
-					 * cm_cmd takes it; -1 (ep.c
-					 * ep_start_connect) */
+	struct sd_stream *connect_stream; /* the stream the connect call
+					 * opened (sd_tcp), until cm_cmd takes
+					 * it; NULL (ep.c ep_start_connect) */
 	uint8_t		cm_op;		/* enum sd_cm_op for cm_cmd */
 	bool		timed_out;	/* the connect timer fired */
 	bool		active;		/* this side asked for the connection:
@@ -771,8 +798,13 @@ struct sd_sp {
 	struct sd_evd	*evd;		/* lock; NULL once freed */
 	struct sd_ep	*ep;		/* RSP: const; holds a reference */
 	bool		consumed;	/* lock; RSP: its request arrived */
-	int		fd;		/* const: the listening socket */
-	struct sd_sock	*sock;		/* engine */
+	const struct sd_transport *tp;	/* const: the listener's transport */
+	struct sd_listener *lis;	/* const until close_cmd: listening */
+	bool		listening;	/* engine: lis started (listen_cmd) */
+	uv_timer_t	rest;		/* engine, once listening: the pause after
+					 * accept ran out of descriptors */
+	struct sd_list	lnode;		/* engine, once listening: in cm.c's
+					 * listener list */
 	struct sd_cmd	cmd;		/* start listening */
 	struct sd_cmd	close_cmd;	/* stop listening and free: runs last */
 	bool		closing;	/* lock: freed; refuse new requests */

@@ -140,7 +140,7 @@ unsigned sd_drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
 			/* Waiting for a receive (RNR), readable is no news. */
 			if (pfd != NULL && ep->sock != NULL &&
 			    ep->rx.state != SD_RX_BUF) {
-				pfd[nfd].fd = ep->sock->fd;
+				pfd[nfd].fd = ep->sock->tp->wait_fd(ep->sock->stream);
 				pfd[nfd].events = POLLIN | POLLRDHUP;
 				pfd[nfd].revents = 0;
 				nfd++;

@@ -173,8 +173,8 @@ void sd_qp_get(struct sd_ep *ep)
 
 static void ep_destroy(struct sd_ep *ep)
 {
-	if (ep->connect_fd >= 0)
-		close(ep->connect_fd);
+	if (ep->connect_stream != NULL)	/* never armed: any thread */
+		SD_TP_DEFAULT->close(ep->connect_stream, NULL, NULL);
 	sd_wq_destroy(&ep->sq);
 	sd_wq_destroy(&ep->rq);
 	free(ep->tx.resp);
@@ -339,7 +339,6 @@ struct sd_ep *sd_qp_new(struct sd_ia *ia, const DAT_EP_ATTR *attr,
 	ep->srq = srq;
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->timeout = DAT_TIMEOUT_INFINITE;
-	ep->connect_fd = -1;
 	sd_list_init(&ep->srq_wait.node);
 	ep->soft_hw = ep->hard_hw = DAT_WATERMARK_INFINITE;
 	ep->cm_cmd.fn = sd_cm_connect_cmd;

@@ -47,7 +47,6 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 	sd_obj_init(&sp->obj, ia, SD_MAGIC_RSP, DAT_HANDLE_TYPE_RSP);
 	pthread_mutex_init(&sp->lock, NULL);
 	sp->evd = evd;
-	sp->fd = -1;
 	sp->ep = ep;
 
 	pthread_mutex_lock(&ep->lock);

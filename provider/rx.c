@@ -56,7 +56,7 @@ static void trace_refused(struct sd_ep *ep, const char *why)
 {
 	if (ep->rx.trace_due && ep->sock != NULL) {
 		ep->rx.trace_due = false;
-		sd_trace_frame("rx", &ep->obj, &ep->sock->trace, ep->sock->fd,
+		sd_trace_frame("rx", &ep->obj, sd_sock_trace(ep->sock),
 			       ep->rx.hdr, why);
 	}
 }
@@ -579,10 +579,11 @@ static uint32_t staged(const struct sd_rx *rx)
 	return rx->st_len - rx->st_off;
 }
 
-/* Refills the (empty) stage from the socket; recv's result. */
-static ssize_t stage_fill(struct sd_ep *ep, int fd)
+/* Refills the (empty) stage from the stream; its readv's result. */
+static ssize_t stage_fill(struct sd_ep *ep, struct sd_sock *sock)
 {
-	ssize_t n = recv(fd, ep->rx.stage, SD_RX_STAGE, MSG_DONTWAIT);
+	struct iovec iov = { ep->rx.stage, SD_RX_STAGE };
+	ssize_t n = sd_tp_readv(sock->tp, sock->stream, &iov, 1);
 
 	if (n > 0) {
 		sd_wire_received();
@@ -684,7 +685,7 @@ static void place_staged(struct sd_ep *ep)
  * accounts for the bytes. Bytes from rx.tail on go through the stage,
  * to be stored in order by place_staged.
  */
-static ssize_t rx_readv(struct sd_ep *ep, int fd)
+static ssize_t rx_readv(struct sd_ep *ep, struct sd_sock *sock)
 {
 	struct iovec iov[RX_IOV_MAX + 1];
 	uint64_t skip = ep->rx.done;
@@ -716,7 +717,7 @@ static ssize_t rx_readv(struct sd_ep *ep, int fd)
 	payload -= want;	/* what the iovs hold */
 	iov[n].iov_base = ep->rx.stage;
 	iov[n].iov_len = SD_RX_STAGE;
-	r = readv(fd, iov, n + 1);
+	r = sd_tp_readv(sock->tp, sock->stream, iov, n + 1);
 	if (r <= 0)
 		return r;
 	sd_wire_received();
@@ -730,13 +731,13 @@ static ssize_t rx_readv(struct sd_ep *ep, int fd)
 	return r;
 }
 
-/* The socket ended (EOF @n == 0, or errno @err). */
-static void rx_eof(struct sd_ep *ep, ssize_t n, int err)
+/* The stream ended (EOF @n == 0, or -errno @n). */
+static void rx_eof(struct sd_ep *ep, ssize_t n)
 {
 	bool clean = n == 0 && ep->rx.state == SD_RX_HDR &&
 		     ep->rx.hdr_have == 0 && staged(&ep->rx) == 0;
 
-	if (n < 0 && (err == ECONNRESET || err == EPIPE))
+	if (n == -ECONNRESET || n == -EPIPE)
 		clean = true;
 	sd_cm_peer_order(ep);
 	sd_qp_close(ep, clean ? DAT_CONNECTION_EVENT_DISCONNECTED :
@@ -760,7 +761,7 @@ bool sd_rx_progress(struct sd_ep *ep)
 			uint32_t take = SD_HDR_SIZE - ep->rx.hdr_have;
 
 			if (staged(&ep->rx) == 0) {
-				n = stage_fill(ep, sock->fd);
+				n = stage_fill(ep, sock);
 				if (n <= 0)
 					goto eof_or_again;
 				got = true;
@@ -787,7 +788,7 @@ bool sd_rx_progress(struct sd_ep *ep)
 				if (staged(&ep->rx) > 0) {
 					place_staged(ep);
 				} else {
-					n = rx_readv(ep, sock->fd);
+					n = rx_readv(ep, sock);
 					if (n <= 0)
 						goto eof_or_again;
 					got = true;
@@ -802,11 +803,9 @@ bool sd_rx_progress(struct sd_ep *ep)
 		}
 		continue;
 eof_or_again:
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n == -EAGAIN)
 			return got;
-		rx_eof(ep, n, n < 0 ? errno : 0);
+		rx_eof(ep, n);
 		return true;
 	}
 	/*

@@ -31,7 +31,7 @@ DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
 {
 	struct sockaddr_storage ss = ia->addr.ss;
 	socklen_t len = ia->addr.len;
-	int one = 1, fd;
+	int r;
 
 	if (sd_qual_port(port) < 0)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
@@ -50,29 +50,16 @@ DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
 	else
 		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	/* "::" takes IPv4 peers too, whatever bindv6only (tcp.c). */
+	sp->tp = SD_TP_DEFAULT;
+	r = sp->tp->listen(&sp->lis, (struct sockaddr *)&ss, len, &ss);
+	if (r == -EADDRINUSE || r == -EACCES)
+		return SD_ERR(DAT_CONN_QUAL_IN_USE, 0);
+	if (r < 0)
 		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (ia->addr.any && ss.ss_family == AF_INET6) {
-		int zero = 0;	/* "::" takes IPv4 peers too, whatever bindv6only */
-
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	}
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 1024) < 0) {
-		int err = errno;
-
-		close(fd);
-		if (err == EADDRINUSE || err == EACCES)
-			return SD_ERR(DAT_CONN_QUAL_IN_USE, 0);
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
-	}
-	len = sizeof(ss);
-	getsockname(fd, (struct sockaddr *)&ss, &len);
 	sp->conn_qual = ntohs(ss.ss_family == AF_INET6 ?
 			      ((struct sockaddr_in6 *)&ss)->sin6_port :
 			      ((struct sockaddr_in *)&ss)->sin_port);
-	sp->fd = fd;
 	sp->cmd.fn = sd_cm_listen_cmd;
 	sp->close_cmd.fn = sd_cm_listen_close_cmd;
 	sd_engine_submit(&sp->cmd);
@@ -89,9 +76,9 @@ void sd_sp_release(struct sd_sp *sp)
 	evd = sp->evd;
 	sp->evd = NULL;
 	pthread_mutex_unlock(&sp->lock);
-	/* The listener stops now; the engine closes the descriptor. */
-	if (sp->fd >= 0)
-		shutdown(sp->fd, SHUT_RDWR);
+	/* The listener stops now; the engine closes it. */
+	if (sp->lis != NULL)
+		sp->tp->listen_stop(sp->lis);
 
 	pthread_mutex_lock(&ia->lock);
 	sd_list_del(&sp->obj.node);
@@ -169,7 +156,6 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 	struct sd_ia *ia = sp->obj.ia;
 	bool rsp = sp->ep != NULL;
 	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
 	struct sd_ep *ep = NULL;
 	struct sd_cr *cr;
 	DAT_EVENT e;
@@ -188,7 +174,7 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 	memcpy(cr->pdata, pdata, hello->pdata_len);
 	cr->cmd.fn = sd_cm_cr_cmd;
 	memset(&ss, 0, sizeof(ss));
-	if (getpeername(sock->fd, (struct sockaddr *)&ss, &sl) == 0) {
+	if (sock->tp->peer(sock->stream, NULL, &ss) == 0) {
 		unmap_v4(&ss);
 		cr->remote = ss;
 		cr->remote_port = ntohs(ss.ss_family == AF_INET6 ?
@@ -319,7 +305,6 @@ static struct sd_sp *sp_new(struct sd_ia *ia, uint32_t magic,
 	sd_obj_init(&sp->obj, ia, magic, type);
 	pthread_mutex_init(&sp->lock, NULL);
 	sp->evd = evd;
-	sp->fd = -1;
 	return sp;
 }
 

@@ -343,22 +343,22 @@ void sd_trace_addr_str(const struct sockaddr *sa, char *buf, size_t n)
 	}
 }
 
-const char *sd_trace_conn_name(struct sd_trace_conn *c, int fd)
+void sd_trace_conn_set(struct sd_trace_conn *c, const struct sockaddr *local,
+		       const struct sockaddr *remote)
 {
-	struct sockaddr_storage l, r;
-	socklen_t ll = sizeof(l), rl = sizeof(r);
 	char ls[59], rs[59];
 
 	if (c->name[0] != '\0')
-		return c->name;
-	if (fd < 0 || getsockname(fd, (struct sockaddr *)&l, &ll) < 0)
-		l.ss_family = AF_UNSPEC;
-	if (fd < 0 || getpeername(fd, (struct sockaddr *)&r, &rl) < 0)
-		r.ss_family = AF_UNSPEC;
-	sd_trace_addr_str((struct sockaddr *)&l, ls, sizeof(ls));
-	sd_trace_addr_str((struct sockaddr *)&r, rs, sizeof(rs));
+		return;
+	sd_trace_addr_str(local, ls, sizeof(ls));
+	sd_trace_addr_str(remote, rs, sizeof(rs));
 	snprintf(c->name, sizeof(c->name), "%s>%s", ls, rs);
-	return c->name;
+}
+
+/* @c's name, "?>?" when it was never set. */
+static const char *conn_name(const struct sd_trace_conn *c)
+{
+	return c->name[0] != '\0' ? c->name : "?>?";
 }
 
 const char *sd_trace_addr_pair(int fd, const void *peer, unsigned len,
@@ -413,7 +413,7 @@ static struct sd_name_long {
 }
 
 void sd_trace_frame(const char *dir, const struct sd_obj *ep,
-		    struct sd_trace_conn *c, int fd, const uint8_t *hdr,
+		    struct sd_trace_conn *c, const uint8_t *hdr,
 		    const char *bad)
 {
 	struct sd_hdr h;
@@ -426,13 +426,13 @@ void sd_trace_frame(const char *dir, const struct sd_obj *ep,
 	sd_trace_line(dir, sd_obj_name(ep).s,
 		      h.op >= 1 && h.op <= SD_OP_MAX ? op_names[h.op] : "UNKNOWN",
 		      "conn=%s seq=%u bytes=%llu len=%u ack=%u rkey=0x%x addr=0x%llx tag=%u code=%u%s",
-		      sd_trace_conn_name(c, fd), seq, (unsigned long long)bytes,
+		      conn_name(c), seq, (unsigned long long)bytes,
 		      h.len, h.ack, h.rkey, (unsigned long long)h.addr, h.tag,
 		      h.code, bad_key(bad).s);
 }
 
 void sd_trace_cm(const char *dir, const struct sd_obj *ep,
-		 const struct sd_obj *sp, struct sd_trace_conn *c, int fd,
+		 const struct sd_obj *sp, struct sd_trace_conn *c,
 		 const uint8_t *msg, const char *bad)
 {
 	static const char *const types[] = {
@@ -465,7 +465,7 @@ void sd_trace_cm(const char *dir, const struct sd_obj *ep,
 		      m.type >= 1 && m.type < SD_ARRAY_SIZE(types) ?
 		      types[m.type] : "UNKNOWN",
 		      "conn=%s seq=%u bytes=%u pdata=%u%s%s",
-		      sd_trace_conn_name(c, fd), seq,
+		      conn_name(c), seq,
 		      (unsigned)(SD_CM_MSG_SIZE + m.pdata_len),
 		      (unsigned)m.pdata_len, extra, bad_key(bad).s);
 }

@@ -92,8 +92,12 @@ struct sd_trace_conn {
 struct sockaddr;
 void sd_trace_addr_str(const struct sockaddr *sa, char *buf, size_t n);
 
-/* "LOCAL>REMOTE" of connected socket @fd, into @c->name once. */
-const char *sd_trace_conn_name(struct sd_trace_conn *c, int fd);
+/*
+ * Names connection @c "LOCAL>REMOTE" from its two addresses (either may
+ * be AF_UNSPEC, "?"); a name set stays.
+ */
+void sd_trace_conn_set(struct sd_trace_conn *c, const struct sockaddr *local,
+		       const struct sockaddr *remote);
 
 /*
  * "LOCAL>REMOTE" of a datagram: @fd's own address, and @peer's (a
@@ -105,10 +109,10 @@ const char *sd_trace_addr_pair(int fd, const void *peer, unsigned len,
 /*
  * A data frame's line: @dir "tx" or "rx", @ep the EP, @hdr the packed
  * header (proto.h), @bad why it was refused (rx) or NULL. Numbers it on
- * @c, the connection of socket @fd.
+ * @c, the connection (named by sd_trace_conn_set, or "?").
  */
 void sd_trace_frame(const char *dir, const struct sd_obj *ep,
-		    struct sd_trace_conn *c, int fd, const uint8_t *hdr,
+		    struct sd_trace_conn *c, const uint8_t *hdr,
 		    const char *bad);
 
 /*
@@ -117,7 +121,7 @@ void sd_trace_frame(const char *dir, const struct sd_obj *ep,
  * service point; @bad as above.
  */
 void sd_trace_cm(const char *dir, const struct sd_obj *ep,
-		 const struct sd_obj *sp, struct sd_trace_conn *c, int fd,
+		 const struct sd_obj *sp, struct sd_trace_conn *c,
 		 const uint8_t *msg, const char *bad);
 
 /*

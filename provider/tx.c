@@ -307,7 +307,7 @@ static void frame_done(struct sd_ep *ep, struct sd_sock *sock)
 	case SD_TX_CTL:
 		if (f->hdr[SD_HDR_OFF_OP] == SD_OP_DISCONNECT) {
 			tx->disc_sent = true;
-			shutdown(sock->fd, SHUT_WR);
+			(void)sock->tp->shutdown_wr(sock->stream);
 			sock->shut_wr = true;
 		}
 		break;
@@ -454,7 +454,7 @@ static void trace_ring(struct sd_ep *ep, struct sd_sock *sock)
 		struct sd_txf *f = &tx->f[(tx->fhead + tx->traced) % SD_TX_BATCH];
 
 		if (f->kind != SD_TX_RAW)
-			sd_trace_frame("tx", &ep->obj, &sock->trace, sock->fd,
+			sd_trace_frame("tx", &ep->obj, sd_sock_trace(sock),
 				       f->hdr, NULL);
 	}
 }
@@ -477,7 +477,7 @@ void sd_tx_progress(struct sd_ep *ep)
 	if (sock == NULL || sock->phase != SD_SK_DATA || ep->tx.blocked)
 		return;
 	for (;;) {
-		struct msghdr msg;
+		int niov;
 		ssize_t n;
 
 		while (ep->tx.fcount < SD_TX_BATCH && pick(ep, sock))
@@ -488,25 +488,21 @@ void sd_tx_progress(struct sd_ep *ep)
 			return;		/* delay_us: written later */
 		if (sd_trace_enabled())
 			trace_ring(ep, sock);
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_iov = iov;
-		msg.msg_iovlen = (size_t)ring_iov(ep, sock, iov);
-		if (msg.msg_iovlen == 0) {
+		niov = ring_iov(ep, sock, iov);
+		if (niov == 0) {
 			frame_done(ep, sock);	/* nothing left in it */
 			continue;
 		}
 		sd_wire_send_begin();
-		n = sendmsg(sock->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = sd_tp_writev(sock->tp, sock->stream, iov, niov);
 		sd_wire_send_end();
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (n == -EAGAIN) {
 				want_pollout(ep);
 				return;
 			}
-			sd_dbg("ep %p: send: %s", (void *)ep, strerror(errno));
-			sd_qp_close(ep, errno == EPIPE || errno == ECONNRESET ?
+			sd_dbg("ep %p: send: %s", (void *)ep, strerror((int)-n));
+			sd_qp_close(ep, n == -EPIPE || n == -ECONNRESET ?
 				    DAT_CONNECTION_EVENT_DISCONNECTED :
 				    DAT_CONNECTION_EVENT_BROKEN, NULL, "send failed");
 			return;
