@@ -31,10 +31,11 @@
  * passive socket and its CR point at each other (sock->cr, cr->sock)
  * until the CR is taken or the socket dies, which clears both.
  *
- * Closing: sock_close closes the stream and the timer; the last close
+ * Closing: sock_close closes the stream and the timers; the last close
  * callback drops the EP reference and frees the socket (close first, free
  * in the close callback).
  */
+#include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -76,6 +77,8 @@ static uint8_t drain_buf[65536];
 
 static void poll_cb(struct sd_stream *stream, int status, int events, void *arg);
 static void sock_linger(struct sd_sock *sock);
+static void sock_set_phase(struct sd_sock *sock, uint8_t to, const char *why);
+static void sock_deadline(struct sd_sock *sock, uint64_t ms);
 
 /*
  * Engine: SD_CM_TIMEOUT_MS, or the environment's, read once. A value that
@@ -186,11 +189,17 @@ static struct sd_sock *sock_new(const struct sd_transport *tp,
 		tp->close(stream, NULL, NULL);
 		return NULL;
 	}
-	uv_timer_init(sd_engine_loop(), &sock->timer);
+	uv_timer_init(sd_engine_loop(), &sock->deadline);
+	sock->deadline.data = sock;
+	sock->handles = 2;
+	if (sd_fault_active()) {
+		uv_timer_init(sd_engine_loop(), &sock->hold);
+		sock->hold.data = sock;
+		sock->handles++;
+	}
 	sock->stream = stream;
 	sock->tp = tp;
 	sock->phase = phase;
-	sock->handles = 2;
 	sd_list_add_tail(&socks, &sock->node);
 	sd_list_init(&sock->hs_node);
 	return sock;
@@ -221,14 +230,15 @@ static void sock_close(struct sd_sock *sock)
 {
 	if (sock->phase == SD_SK_CLOSED)
 		return;
-	sock->phase = SD_SK_CLOSED;
+	sock_set_phase(sock, SD_SK_CLOSED, "closed");
 	if (sock->cr != NULL) {
 		sock->cr->sock = NULL;
 		sock->cr = NULL;
 	}
-	sock->timer.data = sock;
 	sock->tp->close(sock->stream, sock_closed, sock);
-	uv_close((uv_handle_t *)&sock->timer, sock_timer_closed_cb);
+	uv_close((uv_handle_t *)&sock->deadline, sock_timer_closed_cb);
+	if (sd_fault_active())
+		uv_close((uv_handle_t *)&sock->hold, sock_timer_closed_cb);
 }
 
 /* Engine: arms @events on @sock's stream (0 stops it). */
@@ -423,7 +433,7 @@ static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
 	ep_fill_msg(ep, &m, SD_CM_HELLO);
 	m.conn_qual = ep->remote_port;
 	sock_put_msg(sock, &m, ep->pdata);
-	sock->phase = SD_SK_HELLO_SENT;
+	sock_set_phase(sock, SD_SK_HELLO_SENT, "connected");
 	sd_list_add_tail(&hs_wait, &sock->hs_node);
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_REQ_TX);
 	err = sock_flush(sock);
@@ -472,7 +482,6 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	}
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_RX);
 	ep_take_peer(ep, &m);
-	uv_timer_stop(&sock->timer);
 	memset(&m, 0, sizeof(m));
 	m.magic = SD_PROTO_MAGIC;
 	m.version = SD_PROTO_VERSION;
@@ -480,7 +489,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	sock_put_msg(sock, &m, NULL);
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_RTU_TX);
 	sd_wire_reset(ep);
-	sock->phase = SD_SK_DATA;
+	sock_set_phase(sock, SD_SK_DATA, "ACCEPT");
 	sock_data_start(sock);
 	sd_qp_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_ACTIVE_EST);
@@ -527,9 +536,8 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events,
 		goto failed;
 	}
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_RTU_RX);
-	uv_timer_stop(&sock->timer);
 	sd_wire_reset(ep);
-	sock->phase = SD_SK_DATA;
+	sock_set_phase(sock, SD_SK_DATA, "RTU");
 	sock_data_start(sock);
 	sd_qp_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_PASSIVE_EST);
@@ -656,8 +664,7 @@ static void passive_io(struct sd_sock *sock, int events)
 		return;
 	}
 	sock->sp = NULL;
-	uv_timer_stop(&sock->timer);	/* the consumer decides: no limit */
-	sock->phase = SD_SK_REQUEST;
+	sock_set_phase(sock, SD_SK_REQUEST, "HELLO");	/* the consumer decides */
 	/*
 	 * A service point freed while its request was read has no IA left
 	 * to count on: that request and its refusal count nowhere.
@@ -672,10 +679,8 @@ static void passive_io(struct sd_sock *sock, int events)
 }
 
 /* Engine: the requester on @sock was silent for too long (passive). */
-static void hello_timeout(uv_timer_t *t)
+static void hello_expired(struct sd_sock *sock)
 {
-	struct sd_sock *sock = t->data;
-
 	/*
 	 * libuv runs expired timers before it polls: a HELLO that arrived
 	 * in time may still be unread (an engine kept busy, or starved of
@@ -742,8 +747,7 @@ static void listen_io(struct sd_listener *l, void *arg)
 		if (sock == NULL)
 			continue;
 		sock->sp = sp;
-		sock->timer.data = sock;
-		uv_timer_start(&sock->timer, hello_timeout, cm_timeout_ms(), 0);
+		sock_deadline(sock, cm_timeout_ms());
 		sock_arm(sock, UV_READABLE | UV_DISCONNECT);
 	}
 }
@@ -787,30 +791,24 @@ drain:
 	(void)events;
 }
 
-static void linger_timeout(uv_timer_t *t)
-{
-	sock_close(t->data);
-}
 
 /* Engine: @sock belongs to the engine alone now; see linger_io. */
 static void sock_linger(struct sd_sock *sock)
 {
 	if (sock->phase == SD_SK_CLOSED)
 		return;
-	sock->phase = SD_SK_LINGER;
+	sock_set_phase(sock, SD_SK_LINGER, "detached");
 	if (sock->cr != NULL) {
 		sock->cr->sock = NULL;
 		sock->cr = NULL;
 	}
-	sock->timer.data = sock;
-	uv_timer_start(&sock->timer, linger_timeout, SD_LINGER_MS, 0);
+	sock_deadline(sock, SD_LINGER_MS);
 	linger_io(sock, 0, UV_WRITABLE | UV_READABLE);
 }
 
-/* Engine: the connect timer of an active EP fired. */
-static void connect_timeout(uv_timer_t *t)
+/* Engine: the connect timeout of an active EP ran out. */
+static void connect_expired(struct sd_sock *sock)
 {
-	struct sd_sock *sock = t->data;
 	struct sd_ep *ep = sock->ep;
 
 	pthread_mutex_lock(&ep->lock);
@@ -1062,8 +1060,7 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 	if (ep->timeout != DAT_TIMEOUT_INFINITE) {
 		uint64_t ms = ((uint64_t)ep->timeout + 999) / 1000;
 
-		sock->timer.data = sock;
-		uv_timer_start(&sock->timer, connect_timeout, ms ? ms : 1, 0);
+		sock_deadline(sock, ms ? ms : 1);
 	}
 	sd_sock_update(ep);
 	pthread_mutex_unlock(&ep->lock);
@@ -1077,13 +1074,12 @@ fail:
 }
 
 /* Engine: the accepting EP waited too long for the RTU. */
-static void rtu_timeout(uv_timer_t *t)
+static void rtu_expired(struct sd_sock *sock)
 {
-	struct sd_sock *sock = t->data;
 	struct sd_ep *ep = sock->ep;
 
 	pthread_mutex_lock(&ep->lock);
-	/* An RTU that arrived in time may be unread (see hello_timeout). */
+	/* An RTU that arrived in time may be unread (see hello_expired). */
 	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED)
 		hs_step(ep, sock, UV_READABLE, true);
 	if (ep->sock == sock && sock->phase == SD_SK_ACCEPTED) {
@@ -1170,10 +1166,9 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	sock_put_msg(sock, &m, ep->pdata);
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_TX);
 	sock->in_have = 0;	/* the HELLO is consumed; the RTU comes next */
-	sock->phase = SD_SK_ACCEPTED;
+	sock_set_phase(sock, SD_SK_ACCEPTED, "accepted");
 	sd_list_add_tail(&hs_wait, &sock->hs_node);
-	sock->timer.data = sock;
-	uv_timer_start(&sock->timer, rtu_timeout, cm_timeout_ms(), 0);
+	sock_deadline(sock, cm_timeout_ms());
 	(void)sock_flush(sock);	/* a failure shows on the poll next */
 	sd_sock_update(ep);
 	pthread_mutex_unlock(&ep->lock);
@@ -1282,4 +1277,70 @@ void sd_cm_shutdown_all(void)
 		if (sock->phase != SD_SK_CLOSED)
 			sock_close(sock);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Deadlines                                                           */
+
+/*
+ * One deadline per handshake stage, on sock->deadline: what runs when the
+ * stage's time is up, by phase. The connect timeout spans CONNECTING and
+ * HELLO_SENT (it runs from the connect command until the answer comes);
+ * REQUEST has no limit (the consumer decides), DATA none (the transport's
+ * liveness watches a connection; fault.c's delays have sock->hold).
+ */
+static const struct {
+	void (*fn)(struct sd_sock *sock);
+	const char *what;
+} on_deadline[SD_SK_CLOSED + 1] = {
+	[SD_SK_CONNECTING]	= { connect_expired, "connect" },
+	[SD_SK_HELLO_SENT]	= { connect_expired, "connect" },
+	[SD_SK_HELLO_WAIT]	= { hello_expired, "HELLO" },
+	[SD_SK_ACCEPTED]	= { rtu_expired, "RTU" },
+	[SD_SK_LINGER]		= { sock_close, "linger" },
+};
+
+static const char *const phase_names[SD_SK_CLOSED + 1] = {
+	[SD_SK_CONNECTING] = "CONNECTING", [SD_SK_HELLO_SENT] = "HELLO_SENT",
+	[SD_SK_HELLO_WAIT] = "HELLO_WAIT", [SD_SK_REQUEST] = "REQUEST",
+	[SD_SK_ACCEPTED] = "ACCEPTED", [SD_SK_DATA] = "DATA",
+	[SD_SK_LINGER] = "LINGER", [SD_SK_CLOSED] = "CLOSED",
+};
+
+static void deadline_cb(uv_timer_t *t)
+{
+	struct sd_sock *sock = t->data;
+
+	assert(sd_engine_on_thread());
+	if (on_deadline[sock->phase].fn == NULL) {
+		/* Its stage ended as the time ran out. */
+		sd_dbg("sock %p: stale deadline in %s", (void *)sock,
+		       phase_names[sock->phase]);
+		return;
+	}
+	sd_dbg("sock %p: %s deadline", (void *)sock,
+	       on_deadline[sock->phase].what);
+	on_deadline[sock->phase].fn(sock);
+}
+
+/* Engine: the current stage of @sock ends in @ms unless it moves on. */
+static void sock_deadline(struct sd_sock *sock, uint64_t ms)
+{
+	uv_timer_start(&sock->deadline, deadline_cb, ms, 0);
+}
+
+/*
+ * Engine: @sock goes to phase @to (@why, for the debug line). The
+ * deadline stops when the new phase's stage differs from the old one's.
+ * ep->lock while attached.
+ */
+static void sock_set_phase(struct sd_sock *sock, uint8_t to, const char *why)
+{
+	uint8_t from = sock->phase;
+
+	if (on_deadline[from].fn != on_deadline[to].fn)
+		uv_timer_stop(&sock->deadline);
+	sock->phase = to;
+	sd_dbg("sock %p %s => %s (%s)", (void *)sock, phase_names[from],
+	       phase_names[to], why);
 }

@@ -64,16 +64,18 @@ enum sd_sock_phase {
 struct sd_sock {
 	struct sd_stream *stream;	/* const until the engine closes it */
 	const struct sd_transport *tp;	/* const: its transport */
-	uv_timer_t	timer;		/* engine: connect timeout, linger limit;
-					 * in phase DATA, fault.c's delays */
+	uv_timer_t	deadline;	/* engine: the handshake stage's time
+					 * limit (cm.c, on_deadline) */
+	uv_timer_t	hold;		/* engine: fault.c's delays; set up only
+					 * when fault injection is on */
 	struct sd_cmd	cmd;		/* a consumer thread detached it */
 	struct sd_list	node;		/* engine: in the engine's socket list */
 	struct sd_list	hs_node;	/* engine: in cm.c's hs_wait while the
 					 * peer owes a handshake answer */
 	uint8_t		phase;		/* attached: ep->lock; else engine */
 	bool		shut_wr;	/* attached: ep->lock; else engine */
-	int		handles;	/* engine: the stream and timer not yet
-					 * closed */
+	int		handles;	/* engine: the stream and timers not
+					 * yet closed */
 	struct sd_ep	*ep;		/* engine, set once: holds a reference */
 	struct sd_cr	*cr;		/* engine: passive, until accept/reject */
 	struct sd_sp	*sp;		/* engine: a listening socket's SP */

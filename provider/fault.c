@@ -61,9 +61,8 @@
  * Delays never sleep. A held write stays in the transmit ring and the
  * transmitter returns: on a consumer thread it hands the EP to the
  * engine's tick (sd_tx_defer, every SD_TICK_MS); on the engine it starts
- * the socket's timer (idle once a connection is established: cm.c uses
- * it only for handshakes and lingering), rounded up to the millisecond,
- * whose callback writes. Nothing waits under a lock, and a held frame
+ * the socket's hold timer (sock->hold, set up when fault injection is
+ * on), rounded up to the millisecond, whose callback writes. Nothing waits under a lock, and a held frame
  * leaves in order with the rest.
  *
  * Cost when off: one test of sd_fault_on, predicted not taken, per frame
@@ -283,7 +282,7 @@ void sd_fault_cut(struct sd_ep *ep)
 	sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "fault injected");
 }
 
-/* Engine: a held write's time is up (the socket's timer, phase DATA). */
+/* Engine: a held write's time is up (sock->hold). */
 static void hold_timer_cb(uv_timer_t *t)
 {
 	struct sd_sock *sock = t->data;
@@ -324,8 +323,7 @@ bool sd_fault_hold(struct sd_ep *ep)
 	if (sd_engine_on_thread()) {
 		uint64_t ms = (f->hold_until - now + 999999) / 1000000;
 
-		sock->timer.data = sock;
-		uv_timer_start(&sock->timer, hold_timer_cb, ms, 0);
+		uv_timer_start(&sock->hold, hold_timer_cb, ms, 0);
 	} else {
 		sd_tx_defer(ep);
 	}
