@@ -98,7 +98,8 @@ DAT_PROVIDER sd_provider = {
  * right after trace-api.c's constructor wrapped sd_provider's slots when
  * tracing (SD_TRACE_CTOR + 1), so before any IA exists, and published to
  * the layers below as sd_obj_ud_table (obj.c), which they read to set
- * obj.provider.
+ * obj.provider; trace-api.c's second constructor (SD_TRACE_CTOR + 3)
+ * then wraps its UD slots.
  */
 static DAT_PROVIDER ud_provider;
 
@@ -113,7 +114,6 @@ static void ud_provider_build(void)
 	*p = sd_provider;
 	SD_UD_SLOTS(SD_UD_SLOT_SET)
 	p->handle_extendedop_func = sd_handle_extendedop;
-	sd_trace_wrap_ud(p);	/* api lines, when tracing */
 	sd_obj_ud_table = p;
 }
 

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The `api` lines of the calls that go through the provider table
- * (provider/TRACE.md): with tracing on, this file's constructor (after
- * trace.c's, which opens the trace) points the slots of sd_provider
- * (trace_wrap_rc), and ud.c those of the UD table
- * (sd_trace_wrap_ud), at the wrappers below, each of which calls the real
+ * (provider/TRACE.md): with tracing on, this file's constructors (after
+ * trace.c's, which opens the trace) point the slots of sd_provider
+ * (trace_wrap_rc) and, once provider.c has built it, the UD table's own
+ * (trace_wrap_ud) at the wrappers below, each of which calls the real
  * entry point and then writes its line. With tracing off nothing here
  * runs and the tables are left as they are. The request posts write
  * their own line (post.c), before their frame goes out.
  *
- * The tables are written once, before any consumer calls (the constructor,
- * ud.c's pthread_once); after that any thread may trace.
+ * The tables are written once, at load, before any consumer calls; after
+ * that any thread may trace.
  */
 #include <stdio.h>
 #include <string.h>
@@ -157,7 +157,7 @@ struct real {
 	DAT_SRQ_POST_RECV_FUNC		srq_post_recv;
 };
 
-/* Written by the constructor (rc) and once by ud.c's pthread_once (ud). */
+/* Written by the constructors (rc, then ud), at load. */
 static struct real rc, ud;
 
 static DAT_RETURN DAT_API tr_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
@@ -677,9 +677,12 @@ __attribute__((constructor(SD_TRACE_CTOR + 1))) static void trace_wrap_rc(void)
 	WRAP(&rc, p, srq_post_recv, srq_post_recv);
 }
 
-void sd_trace_wrap_ud(DAT_PROVIDER *p)
+/* The UD table's own slots, once provider.c has built it (trace.h). */
+__attribute__((constructor(SD_TRACE_CTOR + 3))) static void trace_wrap_ud(void)
 {
-	if (!sd_trace_enabled())
+	DAT_PROVIDER *p = sd_obj_ud_table;
+
+	if (p == NULL || !sd_trace_enabled())
 		return;
 	WRAP(&ud, p, ep_free, ud_ep_free);
 	WRAP(&ud, p, ep_reset, ud_ep_reset);

@@ -125,18 +125,12 @@ void sd_trace_cm(const char *dir, const struct sd_obj *ep,
 		 const uint8_t *msg, const char *bad);
 
 /*
- * Points the slots of the UD table (@p, when provider.c builds it) at
- * wrappers that write the calls' api lines, when tracing (trace-api.c;
- * the RC table's are wrapped by its constructor, at load).
- */
-void sd_trace_wrap_ud(DAT_PROVIDER *p);
-
-/*
  * The priority of trace.c's constructor, which opens the trace; trace-api.c's,
  * which wraps the RC table when tracing, runs right after it (+ 1),
  * provider.c's, which copies the RC table into the UD table, after that
- * (+ 2), and fault.c's right before (- 1). All before the constructors of
- * no priority.
+ * (+ 2), trace-api.c's second, which wraps the UD table's own slots, last
+ * (+ 3), and fault.c's right before them all (- 1). All before the
+ * constructors of no priority.
  */
 #define SD_TRACE_CTOR	200
 
