@@ -24,33 +24,17 @@ static struct sd_cr *cr_from_handle(DAT_CR_HANDLE h)
 	return o ? sd_container_of(o, struct sd_cr, obj) : NULL;
 }
 
-/* Takes @cr for @action under ia->lock; false if someone else did. */
+/* The RC form of sd_obj_claim and sd_obj_unclaim (softdapl.h). */
 static bool cr_take(struct sd_cr *cr, uint8_t action)
 {
-	struct sd_ia *ia = cr->obj.ia;
-	bool ok;
-
-	pthread_mutex_lock(&ia->lock);
-	ok = cr->action == SD_CR_PENDING && cr->obj.magic == SD_MAGIC_CR;
-	if (ok) {
-		cr->action = action;
-		cr->obj.magic = SD_MAGIC_DEAD;
-		sd_list_del(&cr->obj.node);
-	}
-	pthread_mutex_unlock(&ia->lock);
-	return ok;
+	return sd_obj_claim(&cr->obj, SD_MAGIC_CR, &cr->action, SD_CR_PENDING,
+			    action);
 }
 
-/* Gives back a CR taken by a call that then failed its checks. */
 static void cr_untake(struct sd_cr *cr)
 {
-	struct sd_ia *ia = cr->obj.ia;
-
-	pthread_mutex_lock(&ia->lock);
-	cr->action = SD_CR_PENDING;
-	cr->obj.magic = SD_MAGIC_CR;
-	sd_list_add_tail(&ia->crs, &cr->obj.node);
-	pthread_mutex_unlock(&ia->lock);
+	sd_obj_unclaim(&cr->obj, SD_MAGIC_CR, &cr->action, SD_CR_PENDING,
+		       &cr->obj.ia->crs);
 }
 
 DAT_RETURN DAT_API sd_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,

@@ -221,3 +221,32 @@ void sd_obj_close(struct sd_obj *o)
 	sd_log("no close op for object kind 0x%08x", (unsigned)magic);
 	assert(!"no close op registered");
 }
+
+bool sd_obj_claim(struct sd_obj *o, uint32_t magic, uint8_t *action,
+		  uint8_t pending, uint8_t to)
+{
+	struct sd_ia *ia = o->ia;
+	bool ok;
+
+	pthread_mutex_lock(&ia->lock);
+	ok = *action == pending && o->magic == magic;
+	if (ok) {
+		*action = to;
+		o->magic = SD_MAGIC_DEAD;
+		sd_list_del(&o->node);
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return ok;
+}
+
+void sd_obj_unclaim(struct sd_obj *o, uint32_t magic, uint8_t *action,
+		    uint8_t pending, struct sd_list *list)
+{
+	struct sd_ia *ia = o->ia;
+
+	pthread_mutex_lock(&ia->lock);
+	*action = pending;
+	o->magic = magic;
+	sd_list_add_tail(list, &o->node);
+	pthread_mutex_unlock(&ia->lock);
+}

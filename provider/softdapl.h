@@ -262,6 +262,20 @@ void sd_obj_init(struct sd_obj *obj, struct sd_ia *ia, uint32_t magic,
  * teardown's order puts earlier is gone.
  */
 typedef void (*sd_obj_close_fn)(struct sd_obj *o);
+
+/*
+ * A decision on a connection request (RC or UD) is taken once: the call
+ * that claims @o while *@action is still @pending and @o is a live object
+ * of kind @magic sets *@action to @to, kills the handle and unlists it,
+ * and proceeds alone (true); any other call finds it taken (false).
+ * sd_obj_unclaim gives it back, pending and listed in @list, when the
+ * claiming call then fails its checks. Both take ia->lock (not held on
+ * entry).
+ */
+bool sd_obj_claim(struct sd_obj *o, uint32_t magic, uint8_t *action,
+		  uint8_t pending, uint8_t to);
+void sd_obj_unclaim(struct sd_obj *o, uint32_t magic, uint8_t *action,
+		    uint8_t pending, struct sd_list *list);
 void sd_obj_set_close(uint32_t magic, sd_obj_close_fn fn);
 void sd_obj_close(struct sd_obj *o);
 #define SD_OBJ_CLOSE_OP(magic, fn)					\

@@ -685,33 +685,17 @@ static struct sd_ud_cr *ud_cr_from_handle(DAT_CR_HANDLE h)
 	return o ? sd_container_of(o, struct sd_ud_cr, obj) : NULL;
 }
 
-/* Takes @cr for @action under ia->lock; false if someone else did. */
+/* The UD form of sd_obj_claim and sd_obj_unclaim (softdapl.h). */
 static bool cr_take(struct sd_ud_cr *cr, uint8_t action)
 {
-	struct sd_ia *ia = cr->obj.ia;
-	bool ok;
-
-	pthread_mutex_lock(&ia->lock);
-	ok = cr->action == SD_UDCR_PENDING && cr->obj.magic == SD_MAGIC_UD_CR;
-	if (ok) {
-		cr->action = action;
-		cr->obj.magic = SD_MAGIC_DEAD;
-		sd_list_del(&cr->obj.node);
-	}
-	pthread_mutex_unlock(&ia->lock);
-	return ok;
+	return sd_obj_claim(&cr->obj, SD_MAGIC_UD_CR, &cr->action,
+			    SD_UDCR_PENDING, action);
 }
 
-/* Gives back a CR taken by a call that then failed its checks. */
 static void cr_untake(struct sd_ud_cr *cr)
 {
-	struct sd_ia *ia = cr->obj.ia;
-
-	pthread_mutex_lock(&ia->lock);
-	cr->action = SD_UDCR_PENDING;
-	cr->obj.magic = SD_MAGIC_UD_CR;
-	sd_list_add_tail(&ia->ud_crs, &cr->obj.node);
-	pthread_mutex_unlock(&ia->lock);
+	sd_obj_unclaim(&cr->obj, SD_MAGIC_UD_CR, &cr->action, SD_UDCR_PENDING,
+		       &cr->obj.ia->ud_crs);
 }
 
 static void ud_cr_cmd(struct sd_cmd *cmd);
