@@ -157,3 +157,15 @@ bool sd_api_flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed)
 		return false;
 	return true;
 }
+
+/* Swaps in @to as the EVD reference of @slot. ia->lock. */
+void sd_api_swap_ref(struct sd_evd **slot, struct sd_evd *to)
+{
+	if (*slot == to)
+		return;
+	if (*slot)
+		(*slot)->refs--;
+	if (to)
+		to->refs++;
+	*slot = to;
+}

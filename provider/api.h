@@ -45,6 +45,12 @@ void sd_api_attr_take(DAT_EP_ATTR *a, DAT_EP_PARAM_MASK mask,
 		     const DAT_EP_ATTR *in);
 
 /*
+ * dat_ep_modify's commit, for RC and UD EPs: makes @to the EVD of @slot,
+ * moving the EVD references. ia->lock held.
+ */
+void sd_api_swap_ref(struct sd_evd **slot, struct sd_evd *to);
+
+/*
  * True when completion flags @f are ones a post may carry, with
  * UNSIGNALLED only if the EP's @allowed flags have it (SEND-3, RECV-4,
  * WRITE-3).

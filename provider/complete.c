@@ -40,15 +40,15 @@ static const DAT_IB_EXT_TYPE ext_type[] = {
  * the sender asked for a solicited event (SEND_SE). SRQ-3: an SRQ buffer
  * has no flags of its own, so the EP that took it decides.
  */
-static bool dto_notifies(const struct sd_ep *ep, const struct sd_wqe *w,
-			 bool recv, DAT_DTO_COMPLETION_STATUS status)
+bool sd_complete_notifies(const struct sd_wqe *w, bool recv,
+			  DAT_COMPLETION_FLAGS recv_flags,
+			  DAT_DTO_COMPLETION_STATUS status)
 {
 	if (status != DAT_DTO_SUCCESS)
 		return true;
 	if (w->flags & DAT_COMPLETION_UNSIGNALLED_FLAG)
 		return false;
-	if (recv && (ep->attr.recv_completion_flags &
-		     DAT_COMPLETION_SOLICITED_WAIT_FLAG))
+	if (recv && (recv_flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
 		return w->solicited;
 	return true;
 }
@@ -56,7 +56,7 @@ static bool dto_notifies(const struct sd_ep *ep, const struct sd_wqe *w,
 /*
  * Posts an event that sd_evq_post_dto cannot express (an RMR bind, an
  * extended DTO, a receive with invalidate), a notification event only
- * when @notify (dto_notifies).
+ * when @notify (sd_complete_notifies).
  */
 static int post_event(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
 {
@@ -131,7 +131,8 @@ void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		goto out;
 	if (status != DAT_DTO_SUCCESS)
 		len = 0;
-	notify = dto_notifies(ep, w, recv, status);
+	notify = sd_complete_notifies(w, recv, ep->attr.recv_completion_flags,
+				      status);
 	sd_cnt_inc(evd->cnt, DCNT_EVD_DTO_CALLBACK);
 	if (!recv && w->op == SD_WR_BIND) {
 		/* dat_rmr_bind(3): the RMR, the cookie and the status. */

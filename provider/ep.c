@@ -228,18 +228,6 @@ static bool before_connect(DAT_EP_STATE s)
 	       s == DAT_EP_STATE_UNCONFIGURED_RESERVED;
 }
 
-/* Swaps in @to as the EVD reference of @slot. ia->lock. */
-static void swap_ref(struct sd_evd **slot, struct sd_evd *to)
-{
-	if (*slot == to)
-		return;
-	if (*slot)
-		(*slot)->refs--;
-	if (to)
-		to->refs++;
-	*slot = to;
-}
-
 #define EP_FIELDS_SPECIFIC (DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | \
 	DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR | \
 	DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR | \
@@ -322,11 +310,11 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		ep->pz = pz;
 	}
 	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
-		swap_ref(&ep->recv_evd, recv_evd);
+		sd_api_swap_ref(&ep->recv_evd, recv_evd);
 	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
-		swap_ref(&ep->req_evd, req_evd);
+		sd_api_swap_ref(&ep->req_evd, req_evd);
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
-		swap_ref(&ep->conn_evd, conn_evd);
+		sd_api_swap_ref(&ep->conn_evd, conn_evd);
 	sd_drive_relink(ep);
 	/*
 	 * A provider-made EP (PSP with DAT_PSP_PROVIDER_FLAG) is configured

@@ -548,6 +548,22 @@ const char *sd_qp_state_name(DAT_EP_STATE s);
 DAT_RETURN sd_qp_state_err(DAT_EP_STATE s);
 
 /*
+ * The debug and trace lines of a transition of EP @obj (RC or UD) from
+ * @from to @to: "ep2 CONNECTED => DISCONNECTED (why)" and a `state` line.
+ */
+void sd_qp_trace_state(const struct sd_obj *obj, DAT_EP_STATE from,
+		       DAT_EP_STATE to, const char *why);
+
+/*
+ * Whether a completion of @w (@recv: a receive, on an EP whose receive
+ * completion flags are @recv_flags) with @status is a notification event
+ * (complete.c; RC and UD EPs alike).
+ */
+bool sd_complete_notifies(const struct sd_wqe *w, bool recv,
+			  DAT_COMPLETION_FLAGS recv_flags,
+			  DAT_DTO_COMPLETION_STATUS status);
+
+/*
  * The one transition function: logs "ep %p A => B (why)". Entering
  * DISCONNECTED from a connected state flushes (sd_qp_flush). ep->lock.
  */

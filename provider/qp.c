@@ -110,6 +110,15 @@ DAT_RETURN sd_qp_state_err(DAT_EP_STATE s)
 		      state_subtypes[s] : 0);
 }
 
+void sd_qp_trace_state(const struct sd_obj *obj, DAT_EP_STATE from,
+		       DAT_EP_STATE to, const char *why)
+{
+	sd_dbg("%s %s => %s (%s)", sd_obj_name(obj).s, sd_qp_state_name(from),
+	       sd_qp_state_name(to), why);
+	sd_trace("state", sd_obj_name(obj).s, sd_qp_state_name(from),
+		 "to=%s why=\"%s\"", sd_qp_state_name(to), why);
+}
+
 void sd_qp_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why)
 {
 	DAT_EP_STATE from = ep->state;
@@ -117,10 +126,7 @@ void sd_qp_set_state(struct sd_ep *ep, DAT_EP_STATE to, const char *why)
 	SD_ASSERT_HELD(&ep->lock);
 	if (from == to)
 		return;
-	sd_dbg("%s %s => %s (%s)", sd_obj_name(&ep->obj).s,
-	       sd_qp_state_name(from), sd_qp_state_name(to), why);
-	sd_trace("state", sd_obj_name(&ep->obj).s, sd_qp_state_name(from),
-		 "to=%s why=\"%s\"", sd_qp_state_name(to), why);
+	sd_qp_trace_state(&ep->obj, from, to, why);
 	ep->state = to;
 	if (to == DAT_EP_STATE_DISCONNECTED)
 		sd_qp_flush(ep);

@@ -642,31 +642,6 @@ DAT_RETURN DAT_API sd_ud_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE h,
 /* ------------------------------------------------------------------ */
 /* Modify, dup_connect, receive query, watermarks                      */
 
-/* DAT_INVALID_STATE with the subtype of @ep's state. ep->lock. */
-static DAT_RETURN ud_bad_state(const struct sd_ud_ep *ep)
-{
-	switch (ep->state) {
-	case DAT_EP_STATE_UNCONNECTED:
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONNECTED);
-	case DAT_EP_STATE_CONNECTED:
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_CONNECTED);
-	default:
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCONNECTED);
-	}
-}
-
-/* Swaps in @to as the EVD reference of @slot. ia->lock. */
-static void ud_swap_ref(struct sd_evd **slot, struct sd_evd *to)
-{
-	if (*slot == to)
-		return;
-	if (*slot)
-		(*slot)->refs--;
-	if (to)
-		to->refs++;
-	*slot = to;
-}
-
 /*
  * dat_ep_modify on a UD EP: ep.c's rules (sd_ep_modify) carried over to
  * the states a UD EP has.
@@ -766,7 +741,7 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		goto out;
 	}
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
-		ret = ud_bad_state(ep);
+		ret = sd_qp_state_err(ep->state);
 		goto out;
 	}
 	if (ep->cm_act > 0 || ep->cm_pas > 0) {
@@ -777,7 +752,7 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	}
 	if (a.recv_completion_flags != ep->attr.recv_completion_flags &&
 	    ep->rq.count > 0) {
-		ret = ud_bad_state(ep);
+		ret = sd_qp_state_err(ep->state);
 		goto out;
 	}
 	requeue = a.max_recv_dtos != ep->attr.max_recv_dtos ||
@@ -787,7 +762,7 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	if (requeue) {
 		/* Only with nothing posted: receives may be queued. */
 		if (ep->sq.count > 0 || ep->rq.count > 0) {
-			ret = ud_bad_state(ep);
+			ret = sd_qp_state_err(ep->state);
 			goto out;
 		}
 		memset(&sq, 0, sizeof(sq));
@@ -822,11 +797,11 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		ep->pz = pz;
 	}
 	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
-		ud_swap_ref(&ep->recv_evd, recv_evd);
+		sd_api_swap_ref(&ep->recv_evd, recv_evd);
 	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
-		ud_swap_ref(&ep->req_evd, req_evd);
+		sd_api_swap_ref(&ep->req_evd, req_evd);
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
-		ud_swap_ref(&ep->conn_evd, conn_evd);
+		sd_api_swap_ref(&ep->conn_evd, conn_evd);
 out:
 	pthread_mutex_unlock(&ep->lock);
 	pthread_mutex_unlock(&ia->lock);
@@ -883,7 +858,7 @@ DAT_RETURN DAT_API sd_ud_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 	if (dup->freed)
 		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	else if (dup->state != DAT_EP_STATE_CONNECTED)
-		ret = ud_bad_state(dup);
+		ret = sd_qp_state_err(dup->state);
 	else if (!dup->has_remote)
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (ret == DAT_SUCCESS) {

@@ -95,10 +95,7 @@ void sd_ud_set_state(struct sd_ud_ep *ep, DAT_EP_STATE to, const char *why)
 {
 	if (ep->state == to)
 		return;
-	sd_dbg("ud %s %s => %s (%s)", sd_obj_name(&ep->obj).s,
-	       sd_qp_state_name(ep->state), sd_qp_state_name(to), why);
-	sd_trace("state", sd_obj_name(&ep->obj).s, sd_qp_state_name(ep->state),
-		 "to=%s why=\"%s\"", sd_qp_state_name(to), why);
+	sd_qp_trace_state(&ep->obj, ep->state, to, why);
 	ep->state = to;
 }
 
@@ -117,7 +114,7 @@ void sd_ud_dto_event(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 	DAT_DTO_COMPLETION_EVENT_DATA *dto;
 	DAT_IB_EXTENSION_EVENT_DATA *x;
 	DAT_EVENT ev;
-	bool notify = true;
+	bool notify;
 	int r;
 
 	if (evd == NULL || ep->freed) {
@@ -132,14 +129,11 @@ void sd_ud_dto_event(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 					     srclen, 0);
 			return;
 		}
-		if (w->flags & DAT_COMPLETION_UNSIGNALLED_FLAG)
-			notify = false;
-		else if (recv && (ep->attr.recv_completion_flags &
-				  DAT_COMPLETION_SOLICITED_WAIT_FLAG))
-			notify = w->solicited;
 	} else {
 		len = 0;
 	}
+	notify = sd_complete_notifies(w, recv, ep->attr.recv_completion_flags,
+				      st);
 	memset(&ev, 0, sizeof(ev));
 	ev.event_number = (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT;
 	dto = &ev.event_data.dto_completion_event_data;
