@@ -37,6 +37,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,23 +90,10 @@ static uint64_t cm_timeout_ms(void)
 {
 	static uint64_t ms;
 
-	if (ms == 0) {
-		const char *s = getenv("SOFTDAPL_CM_TIMEOUT_MS");
-		char *end = NULL;
-		long v = 0;
-
-		if (s != NULL && *s != '\0') {
-			errno = 0;
-			v = strtol(s, &end, 10);
-			if (errno != 0 || *end != '\0' || v <= 0) {
-				sd_log("SOFTDAPL_CM_TIMEOUT_MS=%s: not a positive "
-				       "number of milliseconds; using %d", s,
-				       SD_CM_TIMEOUT_MS);
-				v = 0;
-			}
-		}
-		ms = v > 0 ? (uint64_t)v : SD_CM_TIMEOUT_MS;
-	}
+	if (ms == 0)
+		ms = (uint64_t)sd_env_num("SOFTDAPL_CM_TIMEOUT_MS", 1, LONG_MAX,
+					  SD_CM_TIMEOUT_MS,
+					  "a positive number of milliseconds");
 	return ms;
 }
 

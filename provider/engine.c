@@ -234,17 +234,8 @@ static void engine_priority(void)
 
 	if (s != NULL && strcmp(s, "off") == 0)
 		return;
-	if (s != NULL && *s != '\0') {
-		char *end;
-
-		errno = 0;
-		nice = strtol(s, &end, 10);
-		if (errno != 0 || *end != '\0' || nice < -20 || nice > 19) {
-			sd_log("SOFTDAPL_ENGINE_NICE=%s: not a nice value from "
-			       "-20 to 19 or \"off\"; using -10", s);
-			nice = -10;
-		}
-	}
+	nice = sd_env_num("SOFTDAPL_ENGINE_NICE", -20, 19, -10,
+			  "a nice value from -20 to 19 or \"off\"");
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), (int)nice) < 0)
 		sd_dbg("engine: cannot set nice %ld: %s", nice, strerror(errno));
 }
@@ -263,21 +254,10 @@ static struct {
 
 static void spin_init(void)
 {
-	const char *s = getenv("SOFTDAPL_SPIN_US");
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long us = 50;
+	long us = sd_env_num("SOFTDAPL_SPIN_US", 0, 1000000, 50,
+			     "a number of microseconds up to 1000000");
 
-	if (s != NULL && *s != '\0') {
-		char *end;
-
-		errno = 0;
-		us = strtoul(s, &end, 10);
-		if (errno != 0 || *end != '\0' || us > 1000000) {
-			sd_log("SOFTDAPL_SPIN_US=%s: not a number of microseconds "
-			       "up to 1000000; using 50", s);
-			us = 50;
-		}
-	}
 	spin.ns = (uint64_t)us * 1000;
 	/* Never more spinners than CPUs, one left for everything else. */
 	spin.max = cpus > 1 ? cpus - 1 : 0;

@@ -13,6 +13,7 @@
  * case of a handle used again after its object was freed.
  */
 #include <assert.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +30,8 @@ DAT_PROVIDER *sd_obj_ud_table;
 
 __attribute__((constructor)) static void sd_debug_init(void)
 {
-	const char *s = getenv("SOFTDAPL_DEBUG");
-
-	sd_debug_level = s != NULL ? atoi(s) : 0;
+	sd_debug_level = (int)sd_env_num("SOFTDAPL_DEBUG", 0, INT_MAX, 0,
+					 "a number (0: off)");
 }
 
 /*

@@ -1050,6 +1050,15 @@ void sd_evq_release(struct sd_evd *evd);
  * 0 or ETIMEDOUT, and the caller re-checks its condition either way.
  */
 int sd_cond_init(pthread_cond_t *cond);
+
+/*
+ * The number environment variable @name holds (util.c): a whole decimal
+ * number from @min to @max. Unset or empty gives @def; anything else
+ * ("20s", "3x", out of range) gives @def too, with a message saying it
+ * is not @what. Every numeric SOFTDAPL_* variable is read through it.
+ */
+long sd_env_num(const char *name, long min, long max, long def,
+		const char *what);
 void sd_deadline(struct timespec *deadline, DAT_TIMEOUT timeout_us);
 int sd_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
 		       const struct timespec *deadline);

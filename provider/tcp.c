@@ -122,21 +122,10 @@ static unsigned tcp_user_timeout_ms(void)
 	static bool done;
 
 	if (!done) {
-		const char *s = getenv("SOFTDAPL_TCP_USER_TIMEOUT_MS");
-		char *end = NULL;
-		long v = SD_TCP_USER_TIMEOUT_MS;
-
-		if (s != NULL && *s != '\0') {
-			errno = 0;
-			v = strtol(s, &end, 10);
-			if (errno != 0 || *end != '\0' || v < 0 || v > 3600000) {
-				sd_log("SOFTDAPL_TCP_USER_TIMEOUT_MS=%s: not a number "
-				       "of milliseconds from 0 to 3600000; using %d",
-				       s, SD_TCP_USER_TIMEOUT_MS);
-				v = SD_TCP_USER_TIMEOUT_MS;
-			}
-		}
-		ms = (unsigned)v;
+		ms = (unsigned)sd_env_num("SOFTDAPL_TCP_USER_TIMEOUT_MS", 0,
+					  3600000, SD_TCP_USER_TIMEOUT_MS,
+					  "a number of milliseconds from 0 to "
+					  "3600000");
 		done = true;
 	}
 	return ms;

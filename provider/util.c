@@ -5,6 +5,7 @@
  * check behind SD_ASSERT_HELD. Any thread; no lock of their own.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -63,4 +64,22 @@ bool sd_mutex_held(const pthread_mutex_t *m)
 	(void)m;
 	return true;
 #endif
+}
+
+long sd_env_num(const char *name, long min, long max, long def,
+		const char *what)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0')
+		return def;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max) {
+		sd_log("%s=%s: not %s; using %ld", name, s, what, def);
+		return def;
+	}
+	return v;
 }
