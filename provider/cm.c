@@ -878,7 +878,7 @@ static void poll_cb(struct sd_stream *stream, int status, int events, void *arg)
 			data_error_rnr(ep, sock);
 			break;
 		}
-		sd_ep_io(ep, status, events);
+		sd_progress_io(ep, status, events);
 		break;
 	default:
 		break;

@@ -384,11 +384,11 @@ void sd_drive_put(struct sd_ep **eps, unsigned n);
  *   consumer's next pass over the EVD, or the ack of those in flight,
  *   writes them in one batch.
  *
- * sd_tx_defer puts the EP on the engine's tick (SD_TICK_MS), which writes
- * whatever still waits by then, so neither ever waits on the consumer.
- * ep->lock held.
+ * sd_progress_defer puts the EP on the engine's tick (SD_TICK_MS), which
+ * writes whatever still waits by then, so neither ever waits on the
+ * consumer. ep->lock held.
  */
-void sd_tx_defer(struct sd_ep *ep);
+void sd_progress_defer(struct sd_ep *ep);
 
 /*
  * Parking. The engine keeps polling every socket for input, but where a
@@ -417,6 +417,15 @@ void sd_progress_park(struct sd_ep *ep);
  * may park (not held, not waiting for a receive). Engine, ep->lock.
  */
 bool sd_progress_driven(const struct sd_ep *ep);
+
+/*
+ * The engine's readiness dispatch (progress.c): poll events on an attached
+ * socket in phase DATA go to tx, rx or parking. Engine, ep->lock.
+ */
+void sd_progress_io(struct sd_ep *ep, int status, int events);
+
+/* io_cmd: re-arms the poll after a consumer-side EAGAIN, resumes rx. */
+void sd_progress_io_cmd(struct sd_cmd *cmd);
 
 /* How long an EP whose input waited for the tick is not parked again. */
 #define SD_PARK_HOLD_MS		100
@@ -734,7 +743,7 @@ void sd_tx_progress(struct sd_ep *ep);
 
 /*
  * A request was queued on @ep: writes it now if nothing is in flight,
- * else leaves it for a batch (sd_tx_defer). ep->lock; any thread.
+ * else leaves it for a batch (sd_progress_defer). ep->lock; any thread.
  */
 void sd_tx_post(struct sd_ep *ep);
 
@@ -750,11 +759,8 @@ void sd_tx_drop_frames(struct sd_ep *ep);
  */
 bool sd_rx_progress(struct sd_ep *ep);
 
-/* Engine: poll events on an attached socket in phase DATA. ep->lock. */
-void sd_ep_io(struct sd_ep *ep, int status, int events);
-
-/* io_cmd: re-arms the poll after a consumer-side EAGAIN, resumes rx. */
-void sd_ep_io_cmd(struct sd_cmd *cmd);
+/* Whether bytes read from the socket wait in rx.stage. ep->lock. */
+bool sd_rx_staged(const struct sd_ep *ep);
 
 /* ------------------------------------------------------------------ */
 /* Fault injection (fault.c): SOFTDAPL_FAULT                           */

@@ -60,9 +60,10 @@
  *
  * Delays never sleep. A held write stays in the transmit ring and the
  * transmitter returns: on a consumer thread it hands the EP to the
- * engine's tick (sd_tx_defer, every SD_TICK_MS); on the engine it starts
- * the socket's hold timer (sock->hold, set up when fault injection is
- * on), rounded up to the millisecond, whose callback writes. Nothing waits under a lock, and a held frame
+ * engine's tick (sd_progress_defer, every SD_TICK_MS); on the engine it
+ * starts the socket's hold timer (sock->hold, set up when fault injection
+ * is on), rounded up to the millisecond, whose callback writes. Nothing
+ * waits under a lock, and a held frame
  * leaves in order with the rest.
  *
  * Cost when off: one test of sd_fault_on, predicted not taken, per frame
@@ -325,7 +326,7 @@ bool sd_fault_hold(struct sd_ep *ep)
 
 		uv_timer_start(&sock->hold, hold_timer_cb, ms, 0);
 	} else {
-		sd_tx_defer(ep);
+		sd_progress_defer(ep);
 	}
 	return true;
 }

@@ -16,6 +16,8 @@
  * poll, closing the socket) is deferred there by those files. The engine
  * keeps watching every socket, so a frame nobody polls for (an RDMA write
  * into memory the consumer spins on, a disconnect) is still handled.
+ * The engine's poll events on those sockets come here too
+ * (sd_progress_io): they decide between tx, rx and parking.
  *
  * Locks: the links are under the EVD's lock (listing) and the EP's lock
  * (which EVD); sd_drive_relink takes evd->lock inside ep->lock, the lock
@@ -100,7 +102,7 @@ void sd_drive_put(struct sd_ep **eps, unsigned n)
 /*
  * One pass over @ep: read, then write, holding a standalone ACK back
  * for ACK_PASSES passes from the one that moved requests in, while fewer
- * than ACK_BATCH are owed (see sd_tx_defer). ep->lock held; the socket
+ * than ACK_BATCH are owed (see sd_progress_defer). ep->lock held; the socket
  * attached, phase DATA.
  */
 static void drive_one(struct sd_ep *ep)
@@ -123,7 +125,7 @@ static void drive_one(struct sd_ep *ep)
 	sd_tx_progress(ep);
 	ep->tx.ack_hold = false;
 	if (ep->sock != NULL && ep->rx.executed != ep->tx.ack_sent)
-		sd_tx_defer(ep);
+		sd_progress_defer(ep);
 }
 
 unsigned sd_drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
@@ -151,6 +153,60 @@ unsigned sd_drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
 	return nfd;
 }
 
+/* ---- the engine's readiness dispatch ---------------------------- */
+
+void sd_progress_io(struct sd_ep *ep, int status, int events)
+{
+	if (status < 0 && !(events & (UV_READABLE | UV_WRITABLE))) {
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "socket error");
+		return;
+	}
+	if (events & UV_WRITABLE) {
+		ep->tx.blocked = false;
+		sd_tx_progress(ep);
+	}
+	if (ep->sock == NULL)
+		return;
+	if (events & UV_READABLE && status >= 0 && !(events & UV_DISCONNECT) &&
+	    sd_progress_driven(ep)) {
+		sd_progress_park(ep);	/* a consumer reads it (ep.h) */
+	} else if (events & UV_READABLE || status < 0 ||
+		   (ep->parked && events & UV_DISCONNECT)) {
+		/* Twice nothing: consumers read it first (progress.c). */
+		if (sd_rx_progress(ep)) {
+			ep->eng_miss = 0;
+		} else if (++ep->eng_miss >= 2 && ep->sock != NULL &&
+			 ep->rx.state != SD_RX_BUF &&
+			 uv_now(sd_engine_loop()) >= ep->park_hold)
+			sd_progress_park(ep);
+	} else if (events & UV_DISCONNECT && ep->rx.state == SD_RX_BUF) {
+		/* RNR, and the peer has gone: nothing more will be read. */
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
+			    "peer closed while waiting for a receive");
+		return;
+	}
+	if (ep->sock == NULL)
+		return;
+	sd_tx_progress(ep);	/* an ACK owed, a fence lifted */
+	sd_sock_update(ep);
+}
+
+void sd_progress_io_cmd(struct sd_cmd *cmd)
+{
+	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, io_cmd);
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA) {
+		if (ep->rx.state == SD_RX_BUF || sd_rx_staged(ep))
+			sd_rx_progress(ep);
+		if (ep->sock != NULL) {
+			sd_tx_progress(ep);
+			sd_sock_update(ep);
+		}
+	}
+	pthread_mutex_unlock(&ep->lock);
+}
+
 /* ---- owed ACKs and parked sockets: the engine's tick ------------- */
 
 static struct {
@@ -163,7 +219,7 @@ static struct {
 	.parked = { &tick.parked, &tick.parked },
 };
 
-void sd_tx_defer(struct sd_ep *ep)
+void sd_progress_defer(struct sd_ep *ep)
 {
 	pthread_mutex_lock(&tick.lock);
 	if (ep->ack_listed) {

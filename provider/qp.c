@@ -348,7 +348,7 @@ struct sd_ep *sd_qp_new(struct sd_ia *ia, const DAT_EP_ATTR *attr,
 	sd_list_init(&ep->srq_wait.node);
 	ep->soft_hw = ep->hard_hw = DAT_WATERMARK_INFINITE;
 	ep->cm_cmd.fn = sd_cm_connect_cmd;
-	ep->io_cmd.fn = sd_ep_io_cmd;
+	ep->io_cmd.fn = sd_progress_io_cmd;
 	ep->free_cmd.fn = ep_free_cmd;
 	ep->wm_cmd.fn = ep_wm_cmd;
 	if (ep_alloc_queues(ep) < 0) {

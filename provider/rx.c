@@ -817,54 +817,7 @@ eof_or_again:
 	return true;
 }
 
-void sd_ep_io(struct sd_ep *ep, int status, int events)
+bool sd_rx_staged(const struct sd_ep *ep)
 {
-	if (status < 0 && !(events & (UV_READABLE | UV_WRITABLE))) {
-		sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "socket error");
-		return;
-	}
-	if (events & UV_WRITABLE) {
-		ep->tx.blocked = false;
-		sd_tx_progress(ep);
-	}
-	if (ep->sock == NULL)
-		return;
-	if (events & UV_READABLE && status >= 0 && !(events & UV_DISCONNECT) &&
-	    sd_progress_driven(ep)) {
-		sd_progress_park(ep);	/* a consumer reads it (ep.h) */
-	} else if (events & UV_READABLE || status < 0 ||
-		   (ep->parked && events & UV_DISCONNECT)) {
-		/* Twice nothing: consumers read it first (progress.c). */
-		if (sd_rx_progress(ep)) {
-			ep->eng_miss = 0;
-		} else if (++ep->eng_miss >= 2 && ep->sock != NULL &&
-			 ep->rx.state != SD_RX_BUF &&
-			 uv_now(sd_engine_loop()) >= ep->park_hold)
-			sd_progress_park(ep);
-	} else if (events & UV_DISCONNECT && ep->rx.state == SD_RX_BUF) {
-		/* RNR, and the peer has gone: nothing more will be read. */
-		sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
-			    "peer closed while waiting for a receive");
-		return;
-	}
-	if (ep->sock == NULL)
-		return;
-	sd_tx_progress(ep);	/* an ACK owed, a fence lifted */
-	sd_sock_update(ep);
-}
-
-void sd_ep_io_cmd(struct sd_cmd *cmd)
-{
-	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, io_cmd);
-
-	pthread_mutex_lock(&ep->lock);
-	if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA) {
-		if (ep->rx.state == SD_RX_BUF || staged(&ep->rx) > 0)
-			sd_rx_progress(ep);
-		if (ep->sock != NULL) {
-			sd_tx_progress(ep);
-			sd_sock_update(ep);
-		}
-	}
-	pthread_mutex_unlock(&ep->lock);
+	return staged(&ep->rx) > 0;
 }

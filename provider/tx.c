@@ -436,7 +436,7 @@ void sd_tx_post(struct sd_ep *ep)
 	 * is posted meanwhile; the tick makes sure.
 	 */
 	if (ep->tx.next > 0 && ep->sock != NULL && !sd_engine_on_thread()) {
-		sd_tx_defer(ep);
+		sd_progress_defer(ep);
 		return;
 	}
 	sd_tx_progress(ep);
