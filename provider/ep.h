@@ -424,7 +424,18 @@ bool sd_progress_driven(const struct sd_ep *ep);
  */
 void sd_progress_io(struct sd_ep *ep, int status, int events);
 
-/* io_cmd: re-arms the poll after a consumer-side EAGAIN, resumes rx. */
+/*
+ * Wakes @ep up where it waits: for a receive (RNR, SD_RX_BUF: one was
+ * posted, or its SRQ got buffers), or with frames left in its stage, or
+ * for the engine to poll its socket again (a consumer-side EAGAIN). Places
+ * what it can, writes what is owed, then has the engine poll the socket
+ * for what the EP now waits for (directly on the engine, through io_cmd
+ * elsewhere). Nothing without a socket in phase DATA. ep->lock; any
+ * thread.
+ */
+void sd_progress_resume(struct sd_ep *ep);
+
+/* io_cmd: sd_progress_resume on the engine. */
 void sd_progress_io_cmd(struct sd_cmd *cmd);
 
 /* How long an EP whose input waited for the tick is not parked again. */

@@ -528,13 +528,8 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	 * A message was waiting for a buffer (RNR): place it now, and have
 	 * the engine poll the socket for input again.
 	 */
-	if (ep->sock != NULL && ep->rx.state == SD_RX_BUF) {
-		sd_rx_progress(ep);
-		if (ep->sock != NULL) {
-			sd_tx_progress(ep);
-			sd_engine_submit(&ep->io_cmd);
-		}
-	}
+	if (ep->rx.state == SD_RX_BUF)
+		sd_progress_resume(ep);
 out:
 	pthread_mutex_unlock(&ep->lock);
 	return ret;

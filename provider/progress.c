@@ -191,19 +191,27 @@ void sd_progress_io(struct sd_ep *ep, int status, int events)
 	sd_sock_update(ep);
 }
 
+void sd_progress_resume(struct sd_ep *ep)
+{
+	if (ep->sock == NULL || ep->sock->phase != SD_SK_DATA)
+		return;
+	if (ep->rx.state == SD_RX_BUF || sd_rx_staged(ep))
+		sd_rx_progress(ep);
+	if (ep->sock == NULL)
+		return;
+	sd_tx_progress(ep);	/* an ACK owed, a fence lifted */
+	if (sd_engine_on_thread())
+		sd_sock_update(ep);
+	else
+		sd_engine_submit(&ep->io_cmd);
+}
+
 void sd_progress_io_cmd(struct sd_cmd *cmd)
 {
 	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, io_cmd);
 
 	pthread_mutex_lock(&ep->lock);
-	if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA) {
-		if (ep->rx.state == SD_RX_BUF || sd_rx_staged(ep))
-			sd_rx_progress(ep);
-		if (ep->sock != NULL) {
-			sd_tx_progress(ep);
-			sd_sock_update(ep);
-		}
-	}
+	sd_progress_resume(ep);
 	pthread_mutex_unlock(&ep->lock);
 }
 

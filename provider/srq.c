@@ -357,13 +357,8 @@ static void srq_resume_cmd(struct sd_cmd *cmd)
 		sd_qp_get(ep);
 		pthread_mutex_unlock(&srq->lock);
 		pthread_mutex_lock(&ep->lock);
-		if (ep->sock != NULL && ep->rx.state == SD_RX_BUF) {
-			sd_rx_progress(ep);
-			if (ep->sock != NULL) {
-				sd_tx_progress(ep);
-				sd_sock_update(ep);
-			}
-		}
+		if (ep->rx.state == SD_RX_BUF)
+			sd_progress_resume(ep);
 		pthread_mutex_unlock(&ep->lock);
 		sd_qp_put(ep);
 		pthread_mutex_lock(&srq->lock);
