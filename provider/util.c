@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Utilities below every object: timed waits on CLOCK_MONOTONIC, for the
- * EVD and CNO waits (softdapl.h says what each returns), and the owner
- * check behind SD_ASSERT_HELD. Any thread; no lock of their own.
+ * Utilities below every object: messages on stderr (sd_log, the debug
+ * level), timed waits on CLOCK_MONOTONIC for the EVD and CNO waits
+ * (softdapl.h says what each returns), the owner check behind
+ * SD_ASSERT_HELD, and the SOFTDAPL_* numbers. Any thread; no lock of
+ * their own.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -12,6 +18,57 @@
 #include <unistd.h>
 
 #include "softdapl.h"
+
+/* Read once, when the library is loaded; never written afterwards. */
+int sd_debug_level;
+
+__attribute__((constructor)) static void sd_debug_init(void)
+{
+	sd_debug_level = (int)sd_env_num("SOFTDAPL_DEBUG", 0, INT_MAX, 0,
+					 "a number (0: off)");
+}
+
+/*
+ * One line on stderr, written with a single call so that lines of
+ * different threads do not interleave; with @trace, also an `error` line
+ * of the trace when tracing.
+ */
+__attribute__((format(printf, 2, 0)))
+static void vlog(bool trace, const char *fmt, va_list ap)
+{
+	static const char prefix[] = "softdapl: ";
+	char buf[512];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%s", prefix);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n] = '\0';
+	if (trace && sd_trace_enabled())
+		sd_trace_error(buf + sizeof(prefix) - 1);
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	fputs(buf, stderr);
+}
+
+void sd_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(true, fmt, ap);
+	va_end(ap);
+}
+
+void sd_log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(false, fmt, ap);
+	va_end(ap);
+}
 
 int sd_cond_init(pthread_cond_t *cond)
 {
