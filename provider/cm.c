@@ -362,6 +362,8 @@ void sd_sock_update(struct sd_ep *ep)
 	struct sd_sock *sock = ep->sock;
 	int ev = 0;
 
+	SD_ASSERT_HELD(&ep->lock);
+	SD_ASSERT_ENGINE();
 	if (sock == NULL || !sd_engine_on_thread())
 		return;
 	switch (sock->phase) {
@@ -585,6 +587,7 @@ void sd_cm_peer_order(struct sd_ep *ep)
 	static bool busy;	/* engine: a handler below closed its EP */
 	struct sd_list *pos, *next;
 
+	SD_ASSERT_HELD(&ep->lock);
 	/* Engine only: both statics are the engine's. */
 	if (!sd_engine_on_thread() || busy || sd_list_empty(&hs_wait))
 		return;
@@ -908,6 +911,7 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 	struct sd_sock *sock = ep->sock;
 	uint32_t i;
 
+	SD_ASSERT_HELD(&ep->lock);
 	if (sock == NULL)
 		return;
 	/* Tracing: the frame whose handler closes the EP was accepted. */
@@ -1015,6 +1019,7 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 	struct sd_sock *sock;
 	int err;
 
+	SD_ASSERT_ENGINE();
 	pthread_mutex_lock(&ep->lock);
 	/* The stream dat_ep_connect opened (ep.c), ours to use or close. */
 	stream = ep->connect_stream;
@@ -1108,6 +1113,7 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	struct sd_ep *ep = cr->accept_ep;
 	struct sd_cm_msg m;
 
+	SD_ASSERT_ENGINE();
 	if (sock != NULL) {
 		sock->cr = NULL;
 		cr->sock = NULL;
@@ -1175,6 +1181,7 @@ void sd_cm_listen_cmd(struct sd_cmd *cmd)
 	bool closing;
 	int r;
 
+	SD_ASSERT_ENGINE();
 	pthread_mutex_lock(&sp->lock);
 	closing = sp->closing;
 	pthread_mutex_unlock(&sp->lock);
@@ -1226,6 +1233,7 @@ void sd_cm_listen_close_cmd(struct sd_cmd *cmd)
 	struct sd_sp *sp = sd_container_of(cmd, struct sd_sp, close_cmd);
 	struct sd_list *pos;
 
+	SD_ASSERT_ENGINE();
 	/* Forget it in the requests still reading their HELLO. */
 	sd_list_for_each(pos, &socks) {
 		struct sd_sock *sock = sd_container_of(pos, struct sd_sock, node);
@@ -1247,6 +1255,7 @@ void sd_cm_shutdown_all(void)
 {
 	struct sd_list *pos, *next;
 
+	SD_ASSERT_ENGINE();
 	for (pos = listeners.next; pos != &listeners; pos = next) {
 		struct sd_sp *sp = sd_container_of(pos, struct sd_sp, lnode);
 

@@ -237,6 +237,7 @@ void sd_fault_conn_start(struct sd_ep *ep)
 {
 	struct sd_fault_conn *f = &ep->tx.fault;
 
+	SD_ASSERT_HELD(&ep->lock);
 	memset(f, 0, sizeof(*f));
 	f->conn = __atomic_add_fetch(&last_conn, 1, __ATOMIC_RELAXED);
 	f->key = mix64(cfg.seed ^ mix64(f->conn));
@@ -263,6 +264,7 @@ void sd_fault_cut(struct sd_ep *ep)
 	struct sd_sock *sock = ep->sock;
 	const uint32_t half = SD_HDR_SIZE / 2;
 
+	SD_ASSERT_HELD(&ep->lock);
 	sd_log("fault: %s connection %u: cut after %u frames (%s)",
 	       sd_obj_name(&ep->obj).s, f->conn, f->frames, f->cut);
 	f->cut = NULL;
@@ -303,6 +305,7 @@ bool sd_fault_hold(struct sd_ep *ep)
 	struct sd_sock *sock = ep->sock;
 	uint64_t now;
 
+	SD_ASSERT_HELD(&ep->lock);
 	/* A frame half written goes on: its peer is reading it. */
 	if (cfg.delay_us == 0 || f->conn == 0 || sd_tx_mid_frame(ep))
 		return false;

@@ -157,6 +157,8 @@ unsigned sd_drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
 
 void sd_progress_io(struct sd_ep *ep, int status, int events)
 {
+	SD_ASSERT_HELD(&ep->lock);
+	SD_ASSERT_ENGINE();
 	if (status < 0 && !(events & (UV_READABLE | UV_WRITABLE))) {
 		sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "socket error");
 		return;
@@ -193,6 +195,7 @@ void sd_progress_io(struct sd_ep *ep, int status, int events)
 
 void sd_progress_resume(struct sd_ep *ep)
 {
+	SD_ASSERT_HELD(&ep->lock);
 	if (ep->sock == NULL || ep->sock->phase != SD_SK_DATA)
 		return;
 	if (ep->rx.state == SD_RX_BUF || sd_rx_staged(ep))
@@ -210,6 +213,7 @@ void sd_progress_io_cmd(struct sd_cmd *cmd)
 {
 	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, io_cmd);
 
+	SD_ASSERT_ENGINE();
 	pthread_mutex_lock(&ep->lock);
 	sd_progress_resume(ep);
 	pthread_mutex_unlock(&ep->lock);
@@ -243,6 +247,7 @@ void sd_progress_defer(struct sd_ep *ep)
 
 bool sd_progress_driven(const struct sd_ep *ep)
 {
+	SD_ASSERT_HELD(&ep->lock);
 	return __atomic_load_n(&ep->driven, __ATOMIC_RELAXED) &&
 	       ep->rx.state != SD_RX_BUF &&
 	       uv_now(sd_engine_loop()) >= ep->park_hold;
@@ -264,6 +269,7 @@ bool sd_progress_tick(void)
 	struct sd_list parked;
 	bool more;
 
+	SD_ASSERT_ENGINE();
 	/*
 	 * Unpark those no consumer passed over since the last tick; those
 	 * consumers still read first park again.

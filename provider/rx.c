@@ -750,6 +750,7 @@ bool sd_rx_progress(struct sd_ep *ep)
 	int budget = RX_BUDGET;
 	bool got = false;
 
+	SD_ASSERT_HELD(&ep->lock);
 	while (budget > 0) {
 		struct sd_sock *sock = ep->sock;
 		ssize_t n;

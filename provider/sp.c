@@ -161,6 +161,7 @@ int sd_sp_request(struct sd_sp *sp, struct sd_sock *sock,
 	DAT_EVENT e;
 	int r = 0;
 
+	SD_ASSERT_ENGINE();
 	if (hello->conn_qual != sp->conn_qual)
 		return -ENOENT;
 	cr = calloc(1, sizeof(*cr));

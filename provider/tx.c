@@ -47,6 +47,7 @@ void sd_wire_reset(struct sd_ep *ep)
 	struct sd_rresp *resp = ep->tx.resp;
 	uint64_t id = ep->tx.ep_id;
 
+	SD_ASSERT_HELD(&ep->lock);
 	if (id == 0)
 		id = __atomic_add_fetch(&last_ep_id, 1, __ATOMIC_RELAXED);
 	memset(&ep->tx, 0, sizeof(ep->tx));
@@ -73,6 +74,7 @@ void sd_tx_complete_acked(struct sd_ep *ep)
 {
 	struct sd_wqe *w;
 
+	SD_ASSERT_HELD(&ep->lock);
 	/* sq[0..next - unwritten) are fully written; only those complete. */
 	while (ep->tx.next > ep->tx.unwritten &&
 	       (w = sd_wq_at(&ep->sq, 0)) != NULL) {
@@ -419,6 +421,7 @@ void sd_tx_drop_frames(struct sd_ep *ep)
 {
 	struct sd_tx *tx = &ep->tx;
 
+	SD_ASSERT_HELD(&ep->lock);
 	tx->fhead = tx->fcount = 0;
 	tx->traced = 0;
 	tx->hdr_done = 0;
@@ -430,6 +433,7 @@ void sd_tx_drop_frames(struct sd_ep *ep)
 
 void sd_tx_post(struct sd_ep *ep)
 {
+	SD_ASSERT_HELD(&ep->lock);
 	/*
 	 * With requests in flight, their ack (or the consumer's next pass
 	 * over its EVD) comes soon and writes this one with whatever else
@@ -474,6 +478,7 @@ void sd_tx_progress(struct sd_ep *ep)
 	struct sd_sock *sock = ep->sock;
 	struct iovec iov[SD_TX_IOV];
 
+	SD_ASSERT_HELD(&ep->lock);
 	if (sock == NULL || sock->phase != SD_SK_DATA || ep->tx.blocked)
 		return;
 	for (;;) {

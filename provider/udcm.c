@@ -605,6 +605,8 @@ void sd_ud_cm_input(struct sd_ud_ep *ep, const struct sd_ud_hdr *h,
 {
 	struct sd_ud_cm *cm;
 
+	SD_ASSERT_HELD(&ep->lock);
+	SD_ASSERT_ENGINE();
 	/* Only what names this EP exactly; anything else is someone else's. */
 	if (h->dst_qpn != ep->qpn || h->dst_qkey != ep->qkey ||
 	    ep->state == DAT_EP_STATE_DISCONNECTED)
