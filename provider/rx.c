@@ -45,8 +45,13 @@
 /* Frames handled per readable event before other sockets get a turn. */
 #define RX_BUDGET	256
 
-/* Result of a handler: go on reading, or stop (the EP was closed). */
-enum { RX_GO = 0, RX_STOP = 1 };
+/*
+ * A frame handler (and take_receive) returns 0 to go on reading, or a
+ * negative errno to stop: -EAGAIN, no receive is posted (RNR: reading
+ * resumes when one is); -EPROTO, the frame broke the protocol and the
+ * connection is closed (terminate); -ECONNRESET, the peer ended it
+ * (TERMINATE); -ESHUTDOWN, the peer disconnected.
+ */
 
 /*
  * Tracing: the rx line of the frame being checked, unless written
@@ -70,7 +75,7 @@ static int terminate(struct sd_ep *ep, uint32_t code, uint32_t tag, const char *
 	sd_dbg("%s: terminate (%s)", sd_obj_name(&ep->obj).s, why);
 	trace_refused(ep, why);
 	sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, &t, why);
-	return RX_STOP;
+	return -EPROTO;
 }
 
 static int protocol_error(struct sd_ep *ep, const char *why)
@@ -140,12 +145,12 @@ static int take_receive(struct sd_ep *ep)
 	}
 	if (w == NULL) {
 		ep->rx.state = SD_RX_BUF;	/* RNR: wait for a post */
-		return RX_STOP;
+		return -EAGAIN;
 	}
 	ep->rx.wqe = w;
 	if (is_write_imm(h->op)) {
 		place_write(ep, h->len);
-		return RX_GO;
+		return 0;
 	}
 	if (h->len > w->len) {
 		/* RECV-5, SRQ-9: the receive fails, so does the connection. */
@@ -162,7 +167,7 @@ static int take_receive(struct sd_ep *ep)
 				 "message longer than the receive");
 	}
 	place(ep, w->sge, w->nsge, h->len);
-	return RX_GO;
+	return 0;
 }
 
 /*
@@ -219,7 +224,7 @@ static int receive_done(struct sd_ep *ep)
 	}
 	/* RECV-1, RECV-2: the whole message, front segments first. */
 	sd_complete_dto(ep, &c, true, DAT_DTO_SUCCESS, h->len);
-	return RX_GO;
+	return 0;
 }
 
 /* Why sd_mem_resolve_remote refused (@r) a WRITE (@write) or a READ. */
@@ -264,7 +269,7 @@ static int rx_write(struct sd_ep *ep)
 	if (is_write_imm(h->op))
 		return take_receive(ep);
 	place_write(ep, h->len);
-	return RX_GO;
+	return 0;
 }
 
 static int write_done(struct sd_ep *ep)
@@ -276,7 +281,7 @@ static int write_done(struct sd_ep *ep)
 		ep->rx.lmr = NULL;
 	}
 	ep->rx.executed++;
-	return RX_GO;
+	return 0;
 }
 
 /* ---- READ_REQ and atomics: the responder --------------------------- */
@@ -328,7 +333,7 @@ static int rx_read_req(struct sd_ep *ep)
 	ep->rx.executed++;
 	ep->rx.state = SD_RX_HDR;
 	responded();
-	return RX_GO;
+	return 0;
 }
 
 /*
@@ -346,7 +351,7 @@ static int rx_atomic(struct sd_ep *ep)
 	ep->rx.one.addr = (char *)ep->rx.args;
 	ep->rx.one.len = SD_ATOMIC_ARGS;
 	place(ep, &ep->rx.one, 1, SD_ATOMIC_ARGS);
-	return RX_GO;
+	return 0;
 }
 
 /*
@@ -392,7 +397,7 @@ static int atomic_done(struct sd_ep *ep)
 	ep->tx.resp_count++;
 	ep->rx.executed++;
 	responded();
-	return RX_GO;
+	return 0;
 }
 
 /* ---- READ_RESP, ATOMIC_RESP: the requester ------------------------ */
@@ -431,7 +436,7 @@ static int rx_resp(struct sd_ep *ep)
 	} else {
 		place(ep, w->sge, w->nsge, h->len);
 	}
-	return RX_GO;
+	return 0;
 }
 
 static int resp_done(struct sd_ep *ep)
@@ -447,7 +452,7 @@ static int resp_done(struct sd_ep *ep)
 	ep->rx.wqe = NULL;
 	ep->tx.rd_out--;
 	sd_tx_complete_acked(ep);
-	return RX_GO;
+	return 0;
 }
 
 /* ---- the rest ---------------------------------------------------- */
@@ -455,7 +460,7 @@ static int resp_done(struct sd_ep *ep)
 static int rx_ack(struct sd_ep *ep)
 {
 	ep->rx.state = SD_RX_HDR;
-	return RX_GO;
+	return 0;
 }
 
 static int rx_terminate(struct sd_ep *ep)
@@ -481,7 +486,7 @@ static int rx_terminate(struct sd_ep *ep)
 		break;
 	}
 	sd_qp_close(ep, DAT_CONNECTION_EVENT_BROKEN, NULL, "peer terminated");
-	return RX_STOP;
+	return -ECONNRESET;
 }
 
 static int rx_disconnect(struct sd_ep *ep)
@@ -495,7 +500,7 @@ static int rx_disconnect(struct sd_ep *ep)
 	sd_cm_peer_order(ep);
 	sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED,
 		    ep->tx.disc_sent ? NULL : &d, "peer disconnected");
-	return RX_STOP;
+	return -ESHUTDOWN;
 }
 
 /*
@@ -776,12 +781,12 @@ bool sd_rx_progress(struct sd_ep *ep)
 			if (ep->rx.hdr_have < SD_HDR_SIZE)
 				continue;
 			budget--;
-			if (rx_header(ep) == RX_STOP)
+			if (rx_header(ep) < 0)
 				return true;
 			break;
 		}
 		case SD_RX_BUF:
-			if (take_receive(ep) == RX_STOP)
+			if (take_receive(ep) < 0)
 				return got;
 			break;
 		case SD_RX_DATA:
@@ -799,7 +804,7 @@ bool sd_rx_progress(struct sd_ep *ep)
 		}
 		if (ep->rx.state == SD_RX_DATA && ep->rx.done == ep->rx.len) {
 			ep->rx.state = SD_RX_HDR;
-			if (handlers[ep->rx.h.op].done(ep) == RX_STOP)
+			if (handlers[ep->rx.h.op].done(ep) < 0)
 				return true;
 		}
 		continue;
