@@ -320,20 +320,31 @@ struct sd_drive_link {
 void sd_drive_relink(struct sd_ep *ep);
 
 /*
- * The EPs listed on @evd, each with a reference, into @eps (room for
- * SD_DRIVE_MAX); 0 when there are none or more than SD_DRIVE_MAX.
- * evd->lock held.
+ * dat_evd_dequeue found @evd empty: one round of progress on the EPs
+ * listed on it (what their sockets hold is read and placed, what is queued
+ * is written; an EP whose lock another thread holds is skipped, as that
+ * thread moves it). Returns false, having done nothing, when it has none
+ * or more than SD_DRIVE_MAX: only other threads fill it then. evd->lock
+ * held; dropped meanwhile.
  */
-unsigned sd_drive_collect(struct sd_evd *evd, struct sd_ep **eps);
+bool sd_progress_poll(struct sd_evd *evd);
 
 /*
- * One round of progress on each of @eps: what their sockets hold is read
- * and placed, what is queued is written. An EP whose lock another thread
- * holds is skipped (that thread moves it). When @pfd is not NULL, fills it
- * with the sockets worth sleeping on (readable means work) and returns how
- * many. No lock held.
+ * The waiting of dat_evd_wait: returns once @over(@evd, @threshold) or
+ * when @until passes (NULL: never). While the EVD has EPs to move, the
+ * waiter moves them itself: it spins over them while sd_spin_get lets it,
+ * then sleeps in poll() on their sockets and the EVD's eventfd
+ * (sd_evq_wait_fd, which sd_evq_wake writes for events other threads
+ * post while evd->polling), so that a message that arrives wakes this
+ * thread and no other. Without EPs to move, or without an eventfd, it
+ * sleeps on the condition variable and the engine delivers. Spinning
+ * stops paying after a few waits that slept anyway (evd->spin_fails,
+ * spin_probe). evd->lock held; dropped meanwhile. @over is called with
+ * evd->lock held.
  */
-unsigned sd_drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd);
+void sd_progress_wait(struct sd_evd *evd,
+		      bool (*over)(const struct sd_evd *, DAT_COUNT),
+		      DAT_COUNT threshold, const struct timespec *until);
 
 /*
  * Bytes sent on one socket of this process and received on another (both
@@ -368,9 +379,6 @@ static inline void sd_wire_send_begin(void) {}
 static inline void sd_wire_send_end(void) {}
 static inline void sd_wire_received(void) {}
 #endif
-
-/* Drops the references sd_drive_collect took. */
-void sd_drive_put(struct sd_ep **eps, unsigned n);
 
 /*
  * Writes that wait. Two things are held back to be written together:

@@ -105,7 +105,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -274,16 +273,7 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	pthread_mutex_lock(&evd->lock);
 	if (evd->count == 0 && !evd->overflowed && evd->waiters == 0) {
 		/* Nothing yet: move this EVD's EPs, then look again. */
-		struct sd_ep *eps[SD_DRIVE_MAX];
-		unsigned n = sd_drive_collect(evd, eps);
-
-		yield = n == 0;
-		if (n > 0) {
-			pthread_mutex_unlock(&evd->lock);
-			sd_drive(eps, n, NULL);
-			sd_drive_put(eps, n);
-			pthread_mutex_lock(&evd->lock);
-		}
+		yield = !sd_progress_poll(evd);
 	}
 	if (evd->overflowed)
 		ret = SD_EVD_OVERFLOWED;
@@ -354,125 +344,11 @@ out:
 	return ret;
 }
 
-/* Waits that slept after spinning before a waiter stops spinning. */
-#define SPIN_FAILS	4
-/* Then one wait in this many spins again, to notice when it would pay. */
-#define SPIN_PROBE	16
-
 /* Whether the waiter of @evd is done, whatever the outcome. evd->lock. */
 static bool wait_over(const struct sd_evd *evd, DAT_COUNT threshold)
 {
 	return (evd->count >= threshold && evd->notified) || evd->unwaited ||
 	       evd->overflowed || !evd_alive(evd);
-}
-
-/* Nanoseconds from now to @t (CLOCK_MONOTONIC), negative once past. */
-static int64_t ns_until(const struct timespec *t)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (int64_t)(t->tv_sec - now.tv_sec) * 1000000000 +
-	       (t->tv_nsec - now.tv_nsec);
-}
-
-/*
- * The waiting of dat_evd_wait: returns once wait_over or when @until
- * passes (NULL: never). While the EVD has EPs to move (sd_drive_collect),
- * the waiter moves them itself: it spins over them while sd_spin_get lets
- * it, then sleeps in poll() on their sockets and the EVD's eventfd (which
- * sd_evq_wake writes for events other threads post), so that a message
- * that arrives wakes this thread and no other. Without them, or without an
- * eventfd, it sleeps on the condition variable and the engine delivers.
- * evd->lock held; dropped meanwhile.
- */
-static void evd_sleep(struct sd_evd *evd, DAT_COUNT threshold,
-		      const struct timespec *until)
-{
-	struct pollfd pfd[SD_DRIVE_MAX + 1];
-	struct sd_ep *eps[SD_DRIVE_MAX];
-	uint64_t spin_ns = 0;
-	struct timespec spin_end;
-
-	/*
-	 * Spin only while spinning pays: after SPIN_FAILS waits in a row that
-	 * slept anyway (long transfers, a slow peer), only every SPIN_PROBE-th
-	 * wait tries again; the CPU is worth more to the engines then.
-	 */
-	if (evd->spin_fails < SPIN_FAILS || ++evd->spin_probe % SPIN_PROBE == 0)
-		spin_ns = sd_spin_get();
-
-	if (spin_ns > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &spin_end);
-		spin_end.tv_sec += (time_t)(spin_ns / 1000000000);
-		spin_end.tv_nsec += (long)(spin_ns % 1000000000);
-		if (spin_end.tv_nsec >= 1000000000L) {
-			spin_end.tv_sec++;
-			spin_end.tv_nsec -= 1000000000L;
-		}
-	}
-	while (!wait_over(evd, threshold)) {
-		unsigned n = sd_drive_collect(evd, eps), nfd;
-		struct timespec left;
-		int64_t ns = 0;
-
-		if (n == 0) {
-			if (sd_cond_wait_until(&evd->cond, &evd->lock,
-					       until) == ETIMEDOUT)
-				break;
-			continue;
-		}
-		pthread_mutex_unlock(&evd->lock);
-		nfd = sd_drive(eps, n, pfd + 1);
-		pthread_mutex_lock(&evd->lock);
-		if (wait_over(evd, threshold) ||
-		    (until != NULL && (ns = ns_until(until)) <= 0)) {
-			sd_drive_put(eps, n);
-			break;
-		}
-		if (spin_ns > 0) {
-			if (ns_until(&spin_end) > 0) {
-				sd_polled();
-				sd_drive_put(eps, n);
-				continue;
-			}
-			sd_spin_put();
-			spin_ns = 0;
-			if (evd->spin_fails < SPIN_FAILS)
-				evd->spin_fails++;
-		}
-		if (evd->efd < 0)
-			evd->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (evd->efd < 0) {
-			sd_drive_put(eps, n);
-			if (sd_cond_wait_until(&evd->cond, &evd->lock,
-					       until) == ETIMEDOUT)
-				break;
-			continue;
-		}
-		evd->polling = true;
-		pthread_mutex_unlock(&evd->lock);
-		pfd[0].fd = evd->efd;
-		pfd[0].events = POLLIN;
-		pfd[0].revents = 0;
-		left.tv_sec = (time_t)(ns / 1000000000);
-		left.tv_nsec = (long)(ns % 1000000000);
-		if (ppoll(pfd, nfd + 1, until != NULL ? &left : NULL, NULL) > 0 &&
-		    (pfd[0].revents & POLLIN)) {
-			uint64_t v;
-
-			if (read(pfd[0].fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-				sd_dbg("evd %p: eventfd: %s", (void *)evd,
-				       strerror(errno));
-		}
-		sd_drive_put(eps, n);
-		pthread_mutex_lock(&evd->lock);
-		evd->polling = false;
-	}
-	if (spin_ns > 0) {
-		sd_spin_put();
-		evd->spin_fails = 0;	/* it came while spinning */
-	}
 }
 
 /*
@@ -541,7 +417,7 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		evd->threshold = threshold;
 		evd->notified = false;
 		evd->unwaited = false;
-		evd_sleep(evd, threshold, until);
+		sd_progress_wait(evd, wait_over, threshold, until);
 		evd->waiters = 0;
 		if (!evd_alive(evd)) {
 			/* sd_evq_destroy waits for us: let it go on. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "softdapl.h"
@@ -59,6 +60,21 @@ void sd_evq_wake(struct sd_evd *evd)
 	    errno != EAGAIN)
 		sd_log("%s: cannot wake its waiter: %s", sd_obj_name(&evd->obj).s,
 		       strerror(errno));
+}
+
+int sd_evq_wait_fd(struct sd_evd *evd)
+{
+	if (evd->efd < 0)
+		evd->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return evd->efd;
+}
+
+void sd_evq_wait_clear(const struct sd_evd *evd, int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		sd_dbg("evd %p: eventfd: %s", (const void *)evd, strerror(errno));
 }
 
 /*

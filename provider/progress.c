@@ -21,7 +21,13 @@
  *
  * Locks: the links are under the EVD's lock (listing) and the EP's lock
  * (which EVD); sd_drive_relink takes evd->lock inside ep->lock, the lock
- * order. sd_drive takes each ep->lock with trylock and no other lock held.
+ * order. drive takes each ep->lock with trylock and no other lock held.
+ *
+ * Waiting (sd_progress_wait, for dat_evd_wait): the waiter spins over its
+ * EVD's EPs while the engine's spin budget lets it, then sleeps in poll()
+ * on their sockets and the EVD's eventfd (evq.c makes it, and sd_evq_wake
+ * writes it for events other threads post), so that a message that
+ * arrives wakes this thread and no other.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,7 +65,12 @@ void sd_drive_relink(struct sd_ep *ep)
 	link_to(&ep->drive[1], ep->recv_evd != ep->req_evd ? ep->recv_evd : NULL);
 }
 
-unsigned sd_drive_collect(struct sd_evd *evd, struct sd_ep **eps)
+/*
+ * The EPs listed on @evd, each with a reference, into @eps (room for
+ * SD_DRIVE_MAX); 0 when there are none or more than SD_DRIVE_MAX.
+ * evd->lock held.
+ */
+static unsigned drive_collect(struct sd_evd *evd, struct sd_ep **eps)
 {
 	struct sd_list *pos;
 	unsigned n = 0;
@@ -76,7 +87,8 @@ unsigned sd_drive_collect(struct sd_evd *evd, struct sd_ep **eps)
 	return n;
 }
 
-void sd_drive_put(struct sd_ep **eps, unsigned n)
+/* Drops the references drive_collect took. */
+static void drive_put(struct sd_ep **eps, unsigned n)
 {
 	unsigned i;
 
@@ -128,7 +140,14 @@ static void drive_one(struct sd_ep *ep)
 		sd_progress_defer(ep);
 }
 
-unsigned sd_drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
+/*
+ * One round of progress on each of @eps: what their sockets hold is read
+ * and placed, what is queued is written. An EP whose lock another thread
+ * holds is skipped (that thread moves it). When @pfd is not NULL, fills it
+ * with the sockets worth sleeping on (readable means work) and returns how
+ * many. No lock held.
+ */
+static unsigned drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
 {
 	unsigned i, nfd = 0;
 
@@ -151,6 +170,122 @@ unsigned sd_drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
 		pthread_mutex_unlock(&ep->lock);
 	}
 	return nfd;
+}
+
+/* ---- dat_evd_dequeue and dat_evd_wait ---------------------------- */
+
+bool sd_progress_poll(struct sd_evd *evd)
+{
+	struct sd_ep *eps[SD_DRIVE_MAX];
+	unsigned n = drive_collect(evd, eps);
+
+	if (n == 0)
+		return false;
+	pthread_mutex_unlock(&evd->lock);
+	drive(eps, n, NULL);
+	drive_put(eps, n);
+	pthread_mutex_lock(&evd->lock);
+	return true;
+}
+
+/* Waits that slept after spinning before a waiter stops spinning. */
+#define SPIN_FAILS	4
+/* Then one wait in this many spins again, to notice when it would pay. */
+#define SPIN_PROBE	16
+
+/* Nanoseconds from now to @t (CLOCK_MONOTONIC), negative once past. */
+static int64_t ns_until(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)(t->tv_sec - now.tv_sec) * 1000000000 +
+	       (t->tv_nsec - now.tv_nsec);
+}
+
+void sd_progress_wait(struct sd_evd *evd,
+		      bool (*over)(const struct sd_evd *, DAT_COUNT),
+		      DAT_COUNT threshold, const struct timespec *until)
+{
+	struct pollfd pfd[SD_DRIVE_MAX + 1];
+	struct sd_ep *eps[SD_DRIVE_MAX];
+	uint64_t spin_ns = 0;
+	struct timespec spin_end;
+
+	/*
+	 * Spin only while spinning pays: after SPIN_FAILS waits in a row that
+	 * slept anyway (long transfers, a slow peer), only every SPIN_PROBE-th
+	 * wait tries again; the CPU is worth more to the engines then.
+	 */
+	if (evd->spin_fails < SPIN_FAILS || ++evd->spin_probe % SPIN_PROBE == 0)
+		spin_ns = sd_spin_get();
+
+	if (spin_ns > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &spin_end);
+		spin_end.tv_sec += (time_t)(spin_ns / 1000000000);
+		spin_end.tv_nsec += (long)(spin_ns % 1000000000);
+		if (spin_end.tv_nsec >= 1000000000L) {
+			spin_end.tv_sec++;
+			spin_end.tv_nsec -= 1000000000L;
+		}
+	}
+	while (!over(evd, threshold)) {
+		unsigned n = drive_collect(evd, eps), nfd;
+		struct timespec left;
+		int64_t ns = 0;
+		int efd;
+
+		if (n == 0) {
+			if (sd_cond_wait_until(&evd->cond, &evd->lock,
+					       until) == ETIMEDOUT)
+				break;
+			continue;
+		}
+		pthread_mutex_unlock(&evd->lock);
+		nfd = drive(eps, n, pfd + 1);
+		pthread_mutex_lock(&evd->lock);
+		if (over(evd, threshold) ||
+		    (until != NULL && (ns = ns_until(until)) <= 0)) {
+			drive_put(eps, n);
+			break;
+		}
+		if (spin_ns > 0) {
+			if (ns_until(&spin_end) > 0) {
+				sd_polled();
+				drive_put(eps, n);
+				continue;
+			}
+			sd_spin_put();
+			spin_ns = 0;
+			if (evd->spin_fails < SPIN_FAILS)
+				evd->spin_fails++;
+		}
+		efd = sd_evq_wait_fd(evd);
+		if (efd < 0) {
+			drive_put(eps, n);
+			if (sd_cond_wait_until(&evd->cond, &evd->lock,
+					       until) == ETIMEDOUT)
+				break;
+			continue;
+		}
+		evd->polling = true;
+		pthread_mutex_unlock(&evd->lock);
+		pfd[0].fd = efd;
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		left.tv_sec = (time_t)(ns / 1000000000);
+		left.tv_nsec = (long)(ns % 1000000000);
+		if (ppoll(pfd, nfd + 1, until != NULL ? &left : NULL, NULL) > 0 &&
+		    (pfd[0].revents & POLLIN))
+			sd_evq_wait_clear(evd, efd);
+		drive_put(eps, n);
+		pthread_mutex_lock(&evd->lock);
+		evd->polling = false;
+	}
+	if (spin_ns > 0) {
+		sd_spin_put();
+		evd->spin_fails = 0;	/* it came while spinning */
+	}
 }
 
 /* ---- the engine's readiness dispatch ---------------------------- */

@@ -25,7 +25,9 @@
  *   tx.c rx.c    the wire engine: framing out, placing in (proto.h)
  *   engine.c     the event loop thread and how other threads reach it
  *   progress.c   consumer threads moving frames from dat_evd_dequeue and
- *                dat_evd_wait; deferred ACKs and batches; spinning
+ *                dat_evd_wait, spinning and sleeping there; the poll
+ *                events of the engine, wake-ups of an EP; deferred ACKs
+ *                and batches
  *   obj.c util.c what every object has (handles, IA handles, debug
  *                output); timed waits
  *
@@ -1041,6 +1043,17 @@ DAT_OS_WAIT_PROXY_AGENT sd_evq_set_cno(struct sd_evd *evd, struct sd_cno *cno,
 				       bool freeing);
 void sd_evq_call_agent(DAT_OS_WAIT_PROXY_AGENT agent, struct sd_evd *evd);
 void sd_evq_release(struct sd_evd *evd);
+
+/*
+ * What the waiter of dat_evd_wait (progress.c) uses of evq.c while it
+ * sleeps in poll(). sd_evq_wait_fd returns the EVD's eventfd, which
+ * sd_evq_wake writes while evd->polling, made on first use; -1 when none
+ * can be made. evd->lock held. sd_evq_wait_clear takes what was written to
+ * that fd @fd once poll() found it readable. No lock held. The fd is
+ * closed with the EVD (sd_evq_release).
+ */
+int sd_evq_wait_fd(struct sd_evd *evd);
+void sd_evq_wait_clear(const struct sd_evd *evd, int fd);
 
 /*
  * Timed waits for evd.c and cno.c (util.c). sd_cond_init makes a condition variable
