@@ -661,6 +661,14 @@ DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
 			   DAT_RMR_CONTEXT *ctx);
 
 /*
+ * The IA's side of releasing an EP, RC or UD: unlists @obj, counts the
+ * free, and drops the references it held on its three EVDs, its PZ and
+ * its SRQ (any may be NULL). Takes ia->lock (not held on entry).
+ */
+void sd_qp_unref(struct sd_obj *obj, struct sd_evd *const evds[3],
+		 struct sd_pz *pz, struct sd_srq *srq);
+
+/*
  * Releases @ep whatever its state (dat_ep_free, sd_qp_destroy, the IA's
  * teardown): closed abruptly, nothing of it reported any more, its
  * references dropped, its handle dead, and its memory freed on the

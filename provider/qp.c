@@ -396,13 +396,31 @@ struct sd_ep *sd_qp_create_passive(struct sd_ia *ia, const struct sd_cm_msg *hel
  * yet either still being on the ... EVDs or not being there"); an SRQ
  * buffer it had taken goes back to the SRQ. ep->lock held; drops it.
  */
+void sd_qp_unref(struct sd_obj *obj, struct sd_evd *const evds[3],
+		 struct sd_pz *pz, struct sd_srq *srq)
+{
+	struct sd_ia *ia = obj->ia;
+	unsigned i;
+
+	pthread_mutex_lock(&ia->lock);
+	/* Counted while the EP is the IA's (see sd_pz_free). */
+	sd_cnt_inc(ia->cnt, DCNT_IA_EP_FREE);
+	sd_list_del(&obj->node);
+	for (i = 0; i < 3; i++)
+		if (evds[i])
+			evds[i]->refs--;
+	if (pz)
+		pz->refs--;
+	if (srq)
+		srq->eps--;
+	pthread_mutex_unlock(&ia->lock);
+}
+
 void sd_qp_release(struct sd_ep *ep)
 {
-	struct sd_ia *ia = ep->obj.ia;
 	struct sd_evd *evds[3];
 	struct sd_pz *pz;
 	struct sd_hdr disc;
-	unsigned i;
 
 	SD_ASSERT_HELD(&ep->lock);
 	ep->freed = true;
@@ -424,17 +442,7 @@ void sd_qp_release(struct sd_ep *ep)
 	ep->obj.magic = SD_MAGIC_DEAD;
 	pthread_mutex_unlock(&ep->lock);
 
-	pthread_mutex_lock(&ia->lock);
-	sd_list_del(&ep->obj.node);
-	sd_cnt_inc(ia->cnt, DCNT_IA_EP_FREE);
-	for (i = 0; i < 3; i++)
-		if (evds[i])
-			evds[i]->refs--;
-	if (pz)
-		pz->refs--;
-	if (ep->srq)
-		ep->srq->eps--;
-	pthread_mutex_unlock(&ia->lock);
+	sd_qp_unref(&ep->obj, evds, pz, ep->srq);
 
 	/* After every command queued for it so far: see ep.h. */
 	sd_engine_submit(&ep->free_cmd);

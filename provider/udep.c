@@ -780,10 +780,8 @@ void sd_ud_free_cmd(struct sd_cmd *cmd)
 
 void sd_ud_ep_release(struct sd_ud_ep *ep)
 {
-	struct sd_ia *ia = ep->obj.ia;
 	struct sd_evd *evds[3];
 	struct sd_pz *pz;
-	unsigned i;
 
 	pthread_mutex_lock(&ep->lock);
 	/* What was outstanding is discarded: the handle events name is gone. */
@@ -797,18 +795,7 @@ void sd_ud_ep_release(struct sd_ud_ep *ep)
 	ep->pz = NULL;
 	pthread_mutex_unlock(&ep->lock);
 
-	pthread_mutex_lock(&ia->lock);
-	/* Counted while the EP is the IA's (see sd_pz_free). */
-	sd_cnt_inc(ia->cnt, DCNT_IA_EP_FREE);
-	sd_list_del(&ep->obj.node);
-	for (i = 0; i < 3; i++)
-		if (evds[i])
-			evds[i]->refs--;
-	if (pz)
-		pz->refs--;
-	if (ep->srq)
-		ep->srq->eps--;
-	pthread_mutex_unlock(&ia->lock);
+	sd_qp_unref(&ep->obj, evds, pz, ep->srq);
 	sd_engine_submit(&ep->free_cmd);
 }
 
