@@ -10,7 +10,11 @@
 #include <errno.h>
 
 #include "api.h"
-#include "ep.h"
+#include "evq.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "util.h"
 
 /*
  * Negative errno from the layers below, and the DAT_RETURN each becomes:
@@ -78,7 +82,7 @@ DAT_RETURN sd_api_err(int err, const struct sd_argpos *pos)
 	return SD_ERR(DAT_INTERNAL_ERROR, 0);
 }
 
-/* dat_ep_modify's checks and copy that need no EP, shared with ud.c (ep.h). */
+/* dat_ep_modify's checks and copy that need no EP, shared with ud.c (api.h). */
 DAT_RETURN sd_api_modify_args(struct sd_ia *ia, DAT_EP_PARAM_MASK mask,
 			     const DAT_EP_PARAM *p, struct sd_pz **pz)
 {
@@ -145,7 +149,7 @@ void sd_api_attr_take(DAT_EP_ATTR *a, DAT_EP_PARAM_MASK mask,
 #undef TAKE
 }
 
-/* See softdapl.h. */
+/* See api.h. */
 bool sd_api_flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed)
 {
 	if (f & ~(DAT_COMPLETION_SUPPRESS_FLAG | DAT_COMPLETION_SOLICITED_WAIT_FLAG |

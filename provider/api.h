@@ -6,7 +6,9 @@
 #ifndef SD_API_H
 #define SD_API_H
 
-#include "ep.h"
+#include "evq.h"
+#include "ia.h"
+#include "mem.h"
 
 /*
  * dat_ep_modify's argument checks that need no EP, the same for RC EPs

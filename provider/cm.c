@@ -42,7 +42,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep.h"
+#include "engine.h"
+#include "ia.h"
+#include "mem.h"
+#include "progress.h"
+#include "proto.h"
+#include "qp.h"
+#include "sock.h"
+#include "sp.h"
+#include "srqbuf.h"
+#include "trace.h"
+#include "transport.h"
+#include "util.h"
+#include "wire.h"
+#include "wq.h"
 
 /* How long a detached socket may wait for the peer's FIN, in ms. */
 #define SD_LINGER_MS	5000

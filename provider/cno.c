@@ -24,7 +24,10 @@
 #include <unistd.h>
 
 #include "entry.h"
-#include "softdapl.h"
+#include "evq.h"
+#include "ia.h"
+#include "obj.h"
+#include "util.h"
 
 #define SD_CNO_BAD_HANDLE SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO)
 

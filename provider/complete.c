@@ -11,7 +11,12 @@
 
 #include <dat2/dat_ib_extensions.h>
 
-#include "ep.h"
+#include "evq.h"
+#include "qp.h"
+#include "trace.h"
+#include "util.h"
+#include "wire.h"
+#include "wq.h"
 
 static const DAT_DTOS dto_op[] = {
 	[SD_WR_SEND] = DAT_DTO_SEND,
@@ -108,7 +113,7 @@ static void trace_dto(struct sd_ep *ep, const struct sd_wqe *w, bool recv,
 /*
  * Callers free the slot first (pop, release) and complete a copy: the
  * consumer woken by the event may post again into a queue that was full.
- * A completion the EVD cannot hold overflows it (softdapl.h, sd_evq_post):
+ * A completion the EVD cannot hold overflows it (evq.h, sd_evq_post):
  * the work request is done all the same and the EP goes on; the loss is
  * the EVD's to report, and this `dto` line says dropped=overflow.
  */
@@ -165,7 +170,7 @@ void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		r = post_event(evd, &ev, notify);
 		goto out;
 	}
-	/* OFED's extended completion (softdapl.h, sd_post_write_imm). */
+	/* OFED's extended completion (post.h, sd_post_write_imm). */
 	ev.event_number = (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT;
 	ext = (DAT_IB_EXTENSION_EVENT_DATA *)(void *)ev.event_extension_data;
 	ext->status = status == DAT_DTO_SUCCESS ? DAT_OP_SUCCESS : DAT_IB_OP_ERR;

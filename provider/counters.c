@@ -4,7 +4,7 @@
  * dat_ib_print_counters, dat_ib_start_counter and dat_ib_stop_counter, on
  * an IA, an EP (reliable or datagram) or an EVD.
  *
- * The counters are the cnt[] arrays of those objects (softdapl.h), bumped
+ * The counters are the cnt[] arrays of those objects (util.h: sd_cnt_*), bumped
  * with relaxed atomics where the counted thing happens: reading one
  * needs no lock, and a reset swaps each counter read with 0 atomically,
  * so nothing counted meanwhile is lost. A query copies what it is asked
@@ -106,8 +106,12 @@
  */
 #include <stdio.h>
 
-#include "ep.h"
+#include "evq.h"
 #include "ext.h"
+#include "ia.h"
+#include "obj.h"
+#include "qp.h"
+#include "util.h"
 
 #define N(x) [x] = #x
 

@@ -14,8 +14,14 @@
 #include <string.h>
 
 #include "api.h"
-#include "ep.h"
+#include "engine.h"
 #include "entry.h"
+#include "ia.h"
+#include "obj.h"
+#include "qp.h"
+#include "sp.h"
+#include "util.h"
+#include "wq.h"
 
 static struct sd_cr *cr_from_handle(DAT_CR_HANDLE h)
 {
@@ -24,7 +30,7 @@ static struct sd_cr *cr_from_handle(DAT_CR_HANDLE h)
 	return o ? sd_container_of(o, struct sd_cr, obj) : NULL;
 }
 
-/* The RC form of sd_obj_claim and sd_obj_unclaim (softdapl.h). */
+/* The RC form of sd_obj_claim and sd_obj_unclaim (obj.h). */
 static bool cr_take(struct sd_cr *cr, uint8_t action)
 {
 	return sd_obj_claim(&cr->obj, SD_MAGIC_CR, &cr->action, SD_CR_PENDING,

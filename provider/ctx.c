@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The contexts of LMRs and RMRs, and the IA's table that holds them
- * (softdapl.h declares what lmr.c, rmr.c and mem.c use). Every function
+ * (mem.h declares what lmr.c, rmr.c and mem.c use). Every function
  * here but sd_ctx_init and sd_ctx_siphash needs the memory lock (mem.c)
  * held; none takes a lock.
  *
@@ -53,7 +53,8 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "softdapl.h"
+#include "ia.h"
+#include "mem.h"
 
 #define CTX_TAG_BITS	SD_CTX_INDEX_SHIFT
 #define CTX_TAGS	(1u << CTX_TAG_BITS)	/* tags per slot, ever */

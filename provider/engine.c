@@ -35,7 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ep.h"
+#include <uv.h>
+
+#include "engine.h"
+#include "util.h"
 
 static struct {
 	pthread_mutex_t	ctl_lock;	/* refs, thread */

@@ -31,8 +31,21 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "ep.h"
+#include "engine.h"
 #include "entry.h"
+#include "evq.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "progress.h"
+#include "proto.h"
+#include "qp.h"
+#include "sock.h"
+#include "srqbuf.h"
+#include "transport.h"
+#include "util.h"
+#include "wire.h"
+#include "wq.h"
 
 /* ------------------------------------------------------------------ */
 /* Creation                                                            */

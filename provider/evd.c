@@ -108,9 +108,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "entry.h"
-#include "ep.h"		/* evd_threshold_allowed reads the IA's EPs */
-#include "softdapl.h"
+#include "evq.h"
+#include "ia.h"
+#include "obj.h"
+#include "progress.h"
+#include "qp.h"	/* evd_threshold_allowed reads the IA's EPs */
+#include "trace.h"
+#include "util.h"
 
 #define SD_EVD_BAD_HANDLE \
 	SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST)

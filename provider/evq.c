@@ -17,7 +17,11 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "softdapl.h"
+#include "evq.h"
+#include "ia.h"
+#include "obj.h"
+#include "trace.h"
+#include "util.h"
 
 /* The event streams of DAT_EVD_FLAGS we know; extensions are refused. */
 #define SD_EVD_FLAGS_KNOWN \
@@ -429,7 +433,7 @@ static __thread bool in_async __attribute__((tls_model("initial-exec")));
  * counts in DCNT_IA_ASYNC_ERROR, whether or not it can be delivered (the
  * error happened either way), the watermark events included: they reach
  * the consumer as DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
- * (SD_EVENT_WATERMARK, ep.h). Those about an EP (a QP, in verbs terms)
+ * (SD_EVENT_WATERMARK, qp.h). Those about an EP (a QP, in verbs terms)
  * count also in DCNT_IA_ASYNC_QP_ERROR, an EVD overflow (a CQ's) in
  * DCNT_IA_ASYNC_CQ_ERROR.
  */

@@ -38,9 +38,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep.h"
 #include "entry.h"
 #include "ext.h"
+#include "ia.h"
+#include "obj.h"
+#include "post.h"
+#include "qp.h"
+#include "sp.h"
+#include "trace.h"
+#include "util.h"
 
 struct sd_query {
 	struct sd_obj		obj;		/* magic SD_MAGIC_QUERY */

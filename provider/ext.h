@@ -7,7 +7,7 @@
  *   ext.c       the handle_extendedop slot: every DAT_IB_* operation is
  *               decoded there and sent on; dat_ib_open/close_query
  *   counters.c  dat_ib_query/print_counters, start/stop (the counters
- *               themselves are the cnt[] arrays of softdapl.h)
+ *               themselves are the cnt[] arrays of util.h)
  *   ud.c        unreliable datagram EPs (DAT_IB_SERVICE_TYPE_UD): the
  *               object, its ops table, address handles, the data path
  *   udep.c      their core, below the entry points: state, events,
@@ -16,7 +16,7 @@
  *               points, the UD CR object, REQ/REP/REJ/RTU (udproto.h)
  *
  * What goes where. RDMA write with immediate data and the atomics are
- * reliable-connection operations: the data path does them (softdapl.h,
+ * reliable-connection operations: the data path does them (post.h,
  * sd_post_write_imm and sd_post_atomic) and ext.c only decodes the
  * arguments. UD is a service of its own, over UDP rather than TCP.
  *
@@ -74,8 +74,12 @@
 #include <netinet/in.h>
 #include <uv.h>
 
-#include "softdapl.h"
+#include "engine.h"
+#include "ia.h"
+#include "obj.h"
 #include "udproto.h"
+#include "util.h"
+#include "wq.h"
 
 /* Provider attributes of the extension (ia.c reports them). */
 #define SD_EXT_VERSION		DAT_IB_EXTENSION_VERSION	/* 209 */
@@ -438,7 +442,7 @@ void sd_ud_ep_release(struct sd_ud_ep *ep);
  * CONNECTED breaks it: DISCONNECTED, everything flushed,
  * DAT_CONNECTION_EVENT_BROKEN on its connection EVD. With @soft, an
  * armed soft one that is exceeded is disarmed and true is returned: the
- * caller then posts the event with sd_async_error (softdapl.h) once
+ * caller then posts the event with sd_async_error (evq.h) once
  * it holds no lock. ep->lock held; any thread; allocates nothing.
  */
 bool sd_ud_check_watermarks(struct sd_ud_ep *ep, bool soft);

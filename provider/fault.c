@@ -73,7 +73,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep.h"
+#include "engine.h"
+#include "progress.h"
+#include "proto.h"
+#include "qp.h"
+#include "sock.h"
+#include "trace.h"
+#include "util.h"
+#include "wire.h"
 
 bool sd_fault_on;
 

@@ -34,10 +34,20 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "softdapl.h"
-#include "ep.h"		/* the engine's hooks: progress and sockets */
+#include "engine.h"
 #include "entry.h"
+#include "evq.h"
 #include "ext.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "progress.h"	/* the engine's hooks: progress and sockets */
+#include "qp.h"
+#include "sock.h"
+#include "sp.h"
+#include "udproto.h"
+#include "util.h"
+#include "wq.h"
 
 /* What the engine runs of the connection core (engine.c calls no one). */
 static const struct sd_engine_hooks engine_hooks = {

@@ -50,8 +50,11 @@
 
 #include <dat2/dat_ib_extensions.h>
 
-#include "softdapl.h"
 #include "entry.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "util.h"
 
 /* Every privilege dat_lmr_create accepts: DAT's and the IB extension's. */
 #define LMR_PRIVS	(DAT_MEM_PRIV_ALL_FLAG | DAT_IB_MEM_PRIV_REMOTE_ATOMIC)

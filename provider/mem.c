@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Memory services below the entry points: the memory lock, and the checks
- * the data path makes against LMRs and RMRs (softdapl.h says what each
+ * the data path makes against LMRs and RMRs (mem.h says what each
  * returns). Local segments of posts (sd_mem_resolve_local,
  * sd_mem_resolve_iov), a peer's RDMA (sd_mem_resolve_remote and
  * sd_mem_remote_done), the local side of dat_ep_post_rdma_read_to_rmr
@@ -16,7 +16,10 @@
 
 #include <dat2/dat_ib_extensions.h>
 
-#include "softdapl.h"
+#include "ia.h"
+#include "mem.h"
+#include "util.h"
+#include "wq.h"
 
 /* The remote privileges an LMR or an RMR may grant. */
 #define REMOTE_PRIVS	(DAT_MEM_PRIV_REMOTE_READ_FLAG | \
@@ -275,7 +278,7 @@ int sd_mem_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 	return err;
 }
 
-/* See softdapl.h. Zero-length segments' other fields are don't-care. */
+/* See wq.h. Zero-length segments' other fields are don't-care. */
 int sd_mem_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
 		       const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
 		       DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,

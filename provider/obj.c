@@ -19,10 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "softdapl.h"
 #include "entry.h"
+#include "ia.h"
+#include "obj.h"
+#include "trace.h"
+#include "util.h"
 
-/* softdapl.h: provider.c's constructor sets it; const afterwards. */
+/* obj.h: provider.c's constructor sets it; const afterwards. */
 DAT_PROVIDER *sd_obj_ud_table;
 
 void sd_obj_init(struct sd_obj *obj, struct sd_ia *ia, uint32_t magic,
@@ -133,7 +136,7 @@ DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia)
 }
 
 /*
- * The close ops (softdapl.h, SD_OBJ_CLOSE_OP): written by constructors
+ * The close ops (obj.h, SD_OBJ_CLOSE_OP): written by constructors
  * while the library loads, before any thread of it exists; read only
  * afterwards, so no lock.
  */

@@ -36,7 +36,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "softdapl.h"
+#include "ia.h"
 
 /* The message for a failure: "ia_params "x": what went wrong". */
 __attribute__((format(printf, 4, 5)))

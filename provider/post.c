@@ -41,8 +41,16 @@
 #include <dat2/dat_ib_extensions.h>
 
 #include "api.h"
-#include "ep.h"
 #include "entry.h"
+#include "mem.h"
+#include "post.h"
+#include "progress.h"
+#include "proto.h"
+#include "qp.h"
+#include "trace.h"
+#include "util.h"
+#include "wire.h"
+#include "wq.h"
 
 /*
  * A request to post: the arguments of the call, and where each stands

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Progress from consumer threads: a thread that dequeues from or waits on
- * an EVD moves the frames of the EPs completing there itself (ep.h,
+ * an EVD moves the frames of the EPs completing there itself (progress.h,
  * "Progress from consumer threads").
  *
  * Why. The engine thread alone can do all the socket work, but then every
@@ -33,7 +33,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "ep.h"
+#include "engine.h"
+#include "evq.h"
+#include "progress.h"
+#include "qp.h"
+#include "sock.h"
+#include "util.h"
+#include "wire.h"
 
 /* ---- the EVDs' lists of EPs -------------------------------------- */
 
@@ -306,7 +312,7 @@ void sd_progress_io(struct sd_ep *ep, int status, int events)
 		return;
 	if (events & UV_READABLE && status >= 0 && !(events & UV_DISCONNECT) &&
 	    sd_progress_driven(ep)) {
-		sd_progress_park(ep);	/* a consumer reads it (ep.h) */
+		sd_progress_park(ep);	/* a consumer reads it (progress.h) */
 	} else if (events & UV_READABLE || status < 0 ||
 		   (ep->parked && events & UV_DISCONNECT)) {
 		/* Twice nothing: consumers read it first (progress.c). */
@@ -428,7 +434,7 @@ bool sd_progress_tick(void)
 		pthread_mutex_lock(&ep->lock);
 		ep->parked = false;
 		ep->eng_miss = 0;
-		/* Input waited for this tick: hold parking off (ep.h). */
+		/* Input waited for this tick: hold parking off (progress.h). */
 		if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA &&
 		    ep->rx.state != SD_RX_BUF && sd_rx_progress(ep)) {
 			ep->park_hold = uv_now(sd_engine_loop()) + SD_PARK_HOLD_MS;

@@ -15,9 +15,12 @@
  * objects, which point at the UD table built here. The registrations are
  * reg.c's: init and fini hand it the table.
  */
-#include "softdapl.h"
 #include "entry.h"
 #include "ext.h"
+#include "ia.h"
+#include "obj.h"
+#include "trace.h"
+#include "util.h"
 
 SD_EXPORT void DAT_API dat_provider_init(const DAT_PROVIDER_INFO *info,
 					 const char *ia_params);

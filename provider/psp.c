@@ -17,8 +17,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "ep.h"
 #include "entry.h"
+#include "evq.h"
+#include "ia.h"
+#include "obj.h"
+#include "sp.h"
+#include "util.h"
 
 /* The CR EVD of a service point of @ia, or NULL. */
 static struct sd_evd *cr_evd(struct sd_ia *ia, DAT_EVD_HANDLE h)

@@ -7,8 +7,11 @@
  */
 #include <stdlib.h>
 
-#include "softdapl.h"
 #include "entry.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "util.h"
 
 static struct sd_pz *pz_of(DAT_PZ_HANDLE h)
 {

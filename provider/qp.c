@@ -34,7 +34,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ep.h"
+#include "engine.h"
+#include "evq.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "progress.h"
+#include "proto.h"
+#include "qp.h"
+#include "sock.h"
+#include "srqbuf.h"
+#include "trace.h"
+#include "transport.h"
+#include "util.h"
+#include "wire.h"
+#include "wq.h"
 
 /*
  * Attributes of an EP created with ep_attributes NULL: OFED's defaults
@@ -444,7 +458,7 @@ void sd_qp_release(struct sd_ep *ep)
 
 	sd_qp_unref(&ep->obj, evds, pz, ep->srq);
 
-	/* After every command queued for it so far: see ep.h. */
+	/* After every command queued for it so far: see qp.h. */
 	sd_engine_submit(&ep->free_cmd);
 }
 

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "softdapl.h"
+#include "ia.h"
+#include "trace.h"
+#include "util.h"
 
 /* One registration: a key dat_provider_init was called with. */
 struct sd_prov {

@@ -33,7 +33,7 @@
  * they "might or might not complete successfully").
  *
  * Locks: object lists under ia->lock; bindings, pending binds and the
- * context table under the memory lock (softdapl.h), which the data path
+ * context table under the memory lock (mem.h), which the data path
  * takes under ep->lock.
  */
 #include <errno.h>
@@ -43,8 +43,12 @@
 #include <dat2/dat_ib_extensions.h>
 
 #include "api.h"
-#include "ep.h"
 #include "entry.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "qp.h"
+#include "util.h"
 
 /* The remote privileges a binding may grant. */
 #define RMR_PRIVS	(DAT_MEM_PRIV_REMOTE_READ_FLAG | \

@@ -12,8 +12,13 @@
 #include <stdlib.h>
 
 #include "api.h"
-#include "ep.h"
 #include "entry.h"
+#include "evq.h"
+#include "ia.h"
+#include "obj.h"
+#include "qp.h"
+#include "sp.h"
+#include "util.h"
 
 static struct sd_sp *rsp_from_handle(DAT_RSP_HANDLE h)
 {

@@ -39,7 +39,19 @@
 
 #include <dat2/dat_ib_extensions.h>
 
-#include "ep.h"
+#include "engine.h"
+#include "ia.h"
+#include "mem.h"
+#include "progress.h"
+#include "proto.h"
+#include "qp.h"
+#include "sock.h"
+#include "srqbuf.h"
+#include "trace.h"
+#include "transport.h"
+#include "util.h"
+#include "wire.h"
+#include "wq.h"
 
 #define RX_IOV_MAX	SD_MAX_IOV
 /* Frames handled per readable event before other sockets get a turn. */

@@ -25,7 +25,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ep.h"
+#include "engine.h"
+#include "evq.h"
+#include "ia.h"
+#include "obj.h"
+#include "proto.h"
+#include "qp.h"
+#include "sock.h"
+#include "sp.h"
+#include "transport.h"
+#include "util.h"
 
 DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
 {
@@ -109,7 +118,7 @@ static bool evd_has_room(struct sd_evd *evd)
 	return room;
 }
 
-/* A request's arrival event (ep.h); udcm.c's UD requests use it too. */
+/* A request's arrival event (sp.h); udcm.c's UD requests use it too. */
 void sd_sp_cr_event(DAT_EVENT *e, DAT_EVENT_NUMBER num, struct sd_sp *sp,
 		    DAT_CR_HANDLE cr)
 {

@@ -3,7 +3,7 @@
  * Shared receive queues (dat_srq_*).
  *
  * An SRQ is a pool of receive slots, allocated in chunks that never move
- * (ep.h: struct sd_srq_chunk): the first at creation, more when
+ * (srqbuf.h: struct sd_srq_chunk): the first at creation, more when
  * dat_srq_resize grows it. Posted buffers wait in a FIFO (avail); the
  * engine, placing a SEND for an EP of the SRQ, takes the oldest (SRQ-1;
  * so each connection's messages land in the order they were sent, SRQ-4)
@@ -34,7 +34,7 @@
  * when fewer than it are posted, at the call or when an EP takes one;
  * taking also checks the EP's high watermarks (qp.c, the callback rx.c
  * passes to sd_srqbuf_take). Both notify through
- * the async EVD (SD_EVENT_WATERMARK, ep.h).
+ * the async EVD (SD_EVENT_WATERMARK, qp.h).
  *
  * Locks: srq->lock nests inside ep->lock (an EP taking a buffer holds its
  * own lock); the resume command takes them in that order too, never
@@ -46,8 +46,18 @@
 #include <string.h>
 
 #include "api.h"
-#include "ep.h"
+#include "engine.h"
 #include "entry.h"
+#include "evq.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "progress.h"
+#include "qp.h"
+#include "srqbuf.h"
+#include "util.h"
+#include "wire.h"
+#include "wq.h"
 
 static void srq_resume_cmd(struct sd_cmd *cmd);
 static void srq_lw_cmd(struct sd_cmd *cmd);

@@ -2,7 +2,7 @@
 /*
  * SRQ buffers: the slots of a shared receive queue, the FIFO of posted
  * ones and the stack of free ones, and how the connection core takes
- * and gives them back (ep.h, "Shared receive queues"). srq.c has the
+ * and gives them back (srqbuf.h). srq.c has the
  * DAT entry points that create, post to, resize and free an SRQ.
  *
  * Layer 3: nothing here knows an EP. An EP that finds the FIFO empty
@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep.h"
+#include "engine.h"
+#include "srqbuf.h"
+#include "util.h"
+#include "wq.h"
 
 /* Segments per slot in the chunks' arrays (at least one, to index). */
 static size_t slot_sges(const struct sd_srq *srq)

@@ -21,8 +21,9 @@
 
 #include <uv.h>
 
-#include "softdapl.h"
+#include "engine.h"
 #include "transport.h"
+#include "util.h"
 
 struct sd_stream {
 	uv_poll_t	poll;		/* engine, once poll_init */

@@ -16,8 +16,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "softdapl.h"
 #include "entry.h"
+#include "obj.h"
+#include "trace.h"
+#include "util.h"
 
 #define NAME(h)		(sd_handle_name((DAT_HANDLE)(h)).s)
 #define OUT_NAME(r, p)	((r) == DAT_SUCCESS && (p) != NULL ? NAME(*(p)) : "-")

@@ -25,9 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "softdapl.h"
 #include "entry.h"
+#include "obj.h"
 #include "proto.h"
+#include "trace.h"
+#include "util.h"
 
 /* Read once, when the library is loaded; never written afterwards. */
 int sd_trace_on;

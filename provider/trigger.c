@@ -55,7 +55,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "softdapl.h"
+#include "engine.h"
+#include "evq.h"
+#include "ia.h"
+#include "obj.h"
+#include "util.h"
 
 /* True while @cno has not been freed or destroyed. Caller holds cno->lock. */
 bool sd_trigger_alive(const struct sd_cno *cno)

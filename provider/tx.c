@@ -37,7 +37,18 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include "ep.h"
+#include "engine.h"
+#include "ia.h"
+#include "mem.h"
+#include "progress.h"
+#include "proto.h"
+#include "qp.h"
+#include "sock.h"
+#include "trace.h"
+#include "transport.h"
+#include "util.h"
+#include "wire.h"
+#include "wq.h"
 
 /* The last EP identity given out (sd_tx.ep_id); any thread, atomic. */
 static uint64_t last_ep_id;

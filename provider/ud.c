@@ -48,9 +48,19 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "ep.h"		/* SD_EVENT_WATERMARK */
+#include "engine.h"
 #include "entry.h"
+#include "evq.h"
 #include "ext.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "qp.h"	/* SD_EVENT_WATERMARK */
+#include "srqbuf.h"
+#include "trace.h"
+#include "udproto.h"
+#include "util.h"
+#include "wq.h"
 
 /*
  * Numbers of UD EPs in this process (their "QP numbers", 24 bits as on
@@ -926,7 +936,7 @@ DAT_RETURN DAT_API sd_ud_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
  * checked during this call ("these can occur during this call") and
  * whenever a receive is posted (the only way the count rises):
  *
- *   - exceeding the soft one posts SD_EVENT_WATERMARK (ep.h; reason
+ *   - exceeding the soft one posts SD_EVENT_WATERMARK (qp.h; reason
  *     DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT, dat_handle the EP) on the IA's
  *     async EVD, once per setting;
  *   - exceeding the hard one while the EP is CONNECTED (an address

@@ -50,9 +50,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ep.h"
+#include "engine.h"
 #include "entry.h"
+#include "evq.h"
 #include "ext.h"
+#include "ia.h"
+#include "obj.h"
+#include "sp.h"
+#include "trace.h"
+#include "udproto.h"
+#include "util.h"
 
 #define SD_UD_RTO_MS		200	/* first resend interval */
 #define SD_UD_RTO_MAX_MS	2000
@@ -687,7 +694,7 @@ static struct sd_ud_cr *ud_cr_from_handle(DAT_CR_HANDLE h)
 	return o ? sd_container_of(o, struct sd_ud_cr, obj) : NULL;
 }
 
-/* The UD form of sd_obj_claim and sd_obj_unclaim (softdapl.h). */
+/* The UD form of sd_obj_claim and sd_obj_unclaim (obj.h). */
 static bool cr_take(struct sd_ud_cr *cr, uint8_t action)
 {
 	return sd_obj_claim(&cr->obj, SD_MAGIC_UD_CR, &cr->action,

@@ -19,8 +19,18 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "ep.h"
+#include "engine.h"
+#include "evq.h"
 #include "ext.h"
+#include "ia.h"
+#include "mem.h"
+#include "obj.h"
+#include "qp.h"
+#include "srqbuf.h"
+#include "trace.h"
+#include "udproto.h"
+#include "util.h"
+#include "wq.h"
 
 /*
  * Guards every UD EP's ahs list and each address handle's magic (ext.h:

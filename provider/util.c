@@ -2,7 +2,7 @@
 /*
  * Utilities below every object: messages on stderr (sd_log, the debug
  * level), timed waits on CLOCK_MONOTONIC for the EVD and CNO waits
- * (softdapl.h says what each returns), the owner check behind
+ * (util.h says what each returns), the owner check behind
  * SD_ASSERT_HELD, and the SOFTDAPL_* numbers. Any thread; no lock of
  * their own.
  */
@@ -17,7 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "softdapl.h"
+#include "trace.h"
+#include "util.h"
 
 /* Read once, when the library is loaded; never written afterwards. */
 int sd_debug_level;

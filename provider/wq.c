@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Work queues: the preallocated rings of work requests that EPs (their
- * request and receive queues) and UD EPs post into (softdapl.h, struct
+ * request and receive queues) and UD EPs post into (wq.h, struct
  * sd_wq, with the inlines that fill and empty them). Allocated when the
  * queue is created, so that nothing on the post path allocates
  * (COMMON-4). No lock of their own: a queue is guarded by its owner's.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "softdapl.h"
+#include "wq.h"
 
 int sd_wq_init(struct sd_wq *wq, uint32_t size, uint32_t max_sge)
 {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The provider's layers (provider/softdapl.h, LAYERS-BEGIN): no call
- * goes up a layer or into an entry-point file but those listed in
- * test/layers/baseline.txt, which may only shrink; and the checker
- * (test/layers/check-layers.sh) catches each kind of break. Both read
+ * goes up a layer or into an entry-point file, no cycle of files lies
+ * outside the connection core, no file includes a header from a layer
+ * above; and the checker (test/layers/check-layers.sh) catches each kind
+ * of break. Both read
  * this build's provider objects (nm), so the sanitizer builds check
  * their own.
  */

@@ -296,7 +296,7 @@ TEST_IMPL(provider_counters2_objects)
 /*
  * Every event the IA raises on its async EVD counts in
  * DCNT_IA_ASYNC_ERROR, whichever object raised it: an SRQ's low
- * watermark arrives as DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR (ep.h,
+ * watermark arrives as DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR (qp.h,
  * SD_EVENT_WATERMARK) and counts as one, in no other counter.
  */
 TEST_IMPL(provider_counters2_async_watermark)

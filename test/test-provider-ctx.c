@@ -27,8 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../provider/softdapl.h"
 #include "../provider/entry.h"
+#include "../provider/ia.h"
+#include "../provider/mem.h"
+#include "../provider/obj.h"
+#include "../provider/util.h"
 #include "provider-conn.h"
 #include "provider-util.h"
 #include "test.h"

@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "../provider/softdapl.h"
+#include "../provider/util.h"
 #include "test.h"
 
 #define VAR "SOFTDAPL_TEST_NUMBER"

@@ -21,8 +21,12 @@
 #include <unistd.h>
 
 #include "../provider/api.h"
-#include "../provider/ep.h"
 #include "../provider/entry.h"
+#include "../provider/ia.h"
+#include "../provider/mem.h"
+#include "../provider/obj.h"
+#include "../provider/qp.h"
+#include "../provider/util.h"
 #include "test.h"
 
 #define ERR(type, sub) (DAT_CLASS_ERROR | (type) | (sub))
@@ -735,7 +739,7 @@ static void *hold_mem_lock(void *arg)
 }
 
 /*
- * The lock assertions are live (softdapl.h, SD_ASSERT_HELD): the owner
+ * The lock assertions are live (util.h, SD_ASSERT_HELD): the owner
  * check tells this thread from another one holding the lock, and a
  * function whose contract needs a lock aborts when called without it.
  */

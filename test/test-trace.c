@@ -771,7 +771,7 @@ TEST_IMPL(trace_evd_states)
 }
 
 /*
- * A completion lost to an overflow is not silent (softdapl.h,
+ * A completion lost to an overflow is not silent (evq.h,
  * sd_evq_post): a receive EVD of four events (its evd_qlen) gets two
  * receive completions more than it holds. The EVD's state line says
  * OVERFLOWED, the async event names it, and exactly the completions it
