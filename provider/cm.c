@@ -491,7 +491,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	m.type = SD_CM_RTU;
 	sock_put_msg(sock, &m, NULL);
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_RTU_TX);
-	sd_wire_reset(ep);
+	sd_tx_reset(ep);
 	sock_set_phase(sock, SD_SK_DATA, "ACCEPT");
 	sock_data_start(sock);
 	sd_qp_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
@@ -539,7 +539,7 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events,
 		goto failed;
 	}
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_RTU_RX);
-	sd_wire_reset(ep);
+	sd_tx_reset(ep);
 	sock_set_phase(sock, SD_SK_DATA, "RTU");
 	sock_data_start(sock);
 	sd_qp_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
@@ -953,7 +953,7 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 		 * A DISCONNECT is the DREP answering the peer's when the
 		 * header rx.c is handling is that DISCONNECT (rx_disconnect
 		 * answers through here; rx.h is cleared for each connection
-		 * by sd_wire_reset), and our DREQ otherwise.
+		 * by sd_tx_reset), and our DREQ otherwise.
 		 */
 		if (ctl->op == SD_OP_DISCONNECT)
 			cm_cnt(ep->obj.ia, ep->rx.h.op == SD_OP_DISCONNECT ?

@@ -106,7 +106,7 @@ DAT_RETURN DAT_API sd_cno_create(DAT_IA_HANDLE ia_handle,
 {
 	struct sd_ia *ia;
 
-	ia = sd_ia_from_handle(ia_handle);
+	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (cno_handle == NULL)
@@ -130,7 +130,7 @@ DAT_RETURN DAT_API sd_cno_fd_create(DAT_IA_HANDLE ia_handle, DAT_FD *fd,
 	DAT_RETURN ret;
 	int efd;
 
-	ia = sd_ia_from_handle(ia_handle);
+	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (fd == NULL)
@@ -188,7 +188,7 @@ DAT_RETURN DAT_API sd_cno_query(DAT_CNO_HANDLE cno_handle,
 	if (param == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 
-	param->ia_handle = sd_ia_handle(cno->obj.ia);
+	param->ia_handle = sd_obj_ia_handle(cno->obj.ia);
 	pthread_mutex_lock(&cno->lock);
 	if (cno->fd >= 0) {
 		param->proxy_type = DAT_PROXY_TYPE_FD;

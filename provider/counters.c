@@ -192,7 +192,7 @@ struct cnt_set {
 /* The counters behind @h (an IA index or pointer, an EP, an EVD). */
 static bool cnt_set(DAT_HANDLE h, struct cnt_set *s)
 {
-	struct sd_ia *ia = sd_ia_from_handle(h);
+	struct sd_ia *ia = sd_obj_ia(h);
 	struct sd_ud_ep *ud;
 	struct sd_obj *o;
 	struct sd_ep *ep;
@@ -275,7 +275,7 @@ DAT_RETURN sd_cnt_print(DAT_HANDLE h, int cntr, int reset)
 
 DAT_RETURN sd_cnt_start_stop(DAT_HANDLE h, int type, bool start)
 {
-	struct sd_ia *ia = sd_ia_from_handle(h);
+	struct sd_ia *ia = sd_obj_ia(h);
 
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);

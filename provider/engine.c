@@ -211,7 +211,7 @@ void sd_engine_worked(void)
 
 /*
  * The loop. After a round that answered a peer's READ or atomic, the
- * engine polls without sleeping for as long as sd_spin_get allows
+ * engine polls without sleeping for as long as sd_engine_spin_get allows
  * (extended by each round that answers more, cut short when a consumer
  * calls dat_evd_dequeue), so that the next request of a requester reading
  * back to back is taken without a wake-up; no local thread takes part in
@@ -245,7 +245,7 @@ static void engine_priority(void)
 
 /* ---- spinning ------------------------------------------------------ */
 
-unsigned long sd_polls;
+unsigned long sd_engine_polls;
 
 
 static struct {
@@ -266,7 +266,7 @@ static void spin_init(void)
 	spin.max = cpus > 1 ? cpus - 1 : 0;
 }
 
-uint64_t sd_spin_get(void)
+uint64_t sd_engine_spin_get(void)
 {
 	pthread_once(&spin.once, spin_init);
 	if (spin.ns == 0)
@@ -278,7 +278,7 @@ uint64_t sd_spin_get(void)
 	return spin.ns;
 }
 
-void sd_spin_put(void)
+void sd_engine_spin_put(void)
 {
 	__atomic_sub_fetch(&spin.now, 1, __ATOMIC_RELAXED);
 }
@@ -295,7 +295,7 @@ static void *engine_main(void *arg)
 		unsigned long w, polls;
 		bool alive = true;
 
-		if (eng.work == 0 || (ns = sd_spin_get()) == 0) {
+		if (eng.work == 0 || (ns = sd_engine_spin_get()) == 0) {
 			eng.work = 0;
 			continue;
 		}
@@ -308,7 +308,7 @@ static void *engine_main(void *arg)
 				end = sd_now_ns() + ns;
 			/* A consumer polls: it spins already, and reads. */
 		} while (alive && sd_now_ns() < end && sd_polls_seen() == polls);
-		sd_spin_put();
+		sd_engine_spin_put();
 		eng.work = 0;
 		if (!alive)
 			break;

@@ -49,27 +49,27 @@ void sd_engine_put(void);
  * Spinning. A waiter may poll its EPs for a while before it sleeps (a
  * thread wake-up costs tens of microseconds), and so may the engine, but
  * only while spinners in this process stay fewer than the CPUs less one:
- * sd_spin_get says whether this thread may, and for how long (ns, 0:
- * not), sd_spin_put gives its turn back. SOFTDAPL_SPIN_US sets the time
+ * sd_engine_spin_get says whether this thread may, and for how long (ns, 0:
+ * not), sd_engine_spin_put gives its turn back. SOFTDAPL_SPIN_US sets the time
  * (default 50; 0 never spins). Any thread.
  */
-uint64_t sd_spin_get(void);
-void sd_spin_put(void);
+uint64_t sd_engine_spin_get(void);
+void sd_engine_spin_put(void);
 
 /*
  * Polls of consumers (each dat_evd_dequeue, each round of a waiter's
  * spin): a count that changes while a consumer is at work, when the
  * engine had better not spin for frames itself. Any thread, relaxed.
  */
-extern unsigned long sd_polls;
+extern unsigned long sd_engine_polls;
 static inline void sd_polled(void)
 {
-	__atomic_add_fetch(&sd_polls, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&sd_engine_polls, 1, __ATOMIC_RELAXED);
 }
 
 static inline unsigned long sd_polls_seen(void)
 {
-	return __atomic_load_n(&sd_polls, __ATOMIC_RELAXED);
+	return __atomic_load_n(&sd_engine_polls, __ATOMIC_RELAXED);
 }
 
 /*

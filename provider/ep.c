@@ -80,7 +80,7 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 			    DAT_EVD_HANDLE conn_h, DAT_SRQ_HANDLE srq_h,
 			    const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_evd *recv_evd, *req_evd, *conn_evd;
 	struct sd_srq *srq = NULL;
 	struct sd_pz *pz = NULL;
@@ -143,7 +143,7 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	sd_list_add_tail(&ia->eps, &ep->obj.node);
 	sd_cnt_inc(ia->cnt, DCNT_IA_EP_CREATE);
 	pthread_mutex_lock(&ep->lock);
-	sd_drive_relink(ep);
+	sd_progress_relink(ep);
 	pthread_mutex_unlock(&ep->lock);
 	pthread_mutex_unlock(&ia->lock);
 	*out = (DAT_EP_HANDLE)ep;
@@ -188,7 +188,7 @@ DAT_RETURN DAT_API sd_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	ia = ep->obj.ia;
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_lock(&ep->lock);
-	p->ia_handle = sd_ia_handle(ia);
+	p->ia_handle = sd_obj_ia_handle(ia);
 	p->ep_state = ep->state;
 	p->local_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->addr.ss;
 	p->local_port_qual = ep->local_port;
@@ -328,7 +328,7 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		sd_api_swap_ref(&ep->req_evd, req_evd);
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		sd_api_swap_ref(&ep->conn_evd, conn_evd);
-	sd_drive_relink(ep);
+	sd_progress_relink(ep);
 	/*
 	 * A provider-made EP (PSP with DAT_PSP_PROVIDER_FLAG) is configured
 	 * once it has a PZ and a connection EVD, and unconfigured again if it
@@ -660,7 +660,7 @@ DAT_RETURN DAT_API sd_ep_reset(DAT_EP_HANDLE h)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
-		sd_wire_reset(ep);
+		sd_tx_reset(ep);
 		ep->peer_pdata_len = 0;
 		ep->local_port = ep->remote_port = 0;
 		ep->active = false;

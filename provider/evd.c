@@ -75,7 +75,7 @@
  * DAT_INVALID_STATE from then on). So does this provider: the event is
  * lost and the EVD goes out of service for good. DAT_ASYNC_ERROR_EVD_OVERFLOW
  * naming it (asynch_error_event_data.dat_handle) is posted once to the
- * IA's async EVD (sd_async_error, which drops what it cannot post: the
+ * IA's async EVD (sd_evq_async_error, which drops what it cannot post: the
  * async EVD's own overflow is reported nowhere); a thread waiting on it
  * returns DAT_INVALID_STATE; later dat_evd_wait, dat_evd_dequeue and
  * dat_evd_resize return DAT_INVALID_STATE, dat_evd_post_se DAT_QUEUE_FULL,
@@ -174,7 +174,7 @@ DAT_RETURN DAT_API sd_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 	struct sd_ia *ia;
 	DAT_RETURN ret;
 
-	ia = sd_ia_from_handle(ia_handle);
+	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (cno_handle != DAT_HANDLE_NULL) {
@@ -635,7 +635,7 @@ DAT_RETURN DAT_API sd_evd_query(DAT_EVD_HANDLE evd_handle,
 	if (param == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 
-	param->ia_handle = sd_ia_handle(evd->obj.ia);
+	param->ia_handle = sd_obj_ia_handle(evd->obj.ia);
 	param->evd_flags = evd->flags;
 	pthread_mutex_lock(&evd->lock);
 	param->evd_qlen = evd->qlen;

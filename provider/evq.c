@@ -4,7 +4,7 @@
  * its creation and destruction, and posting from the provider, from any
  * thread (the engine, a consumer thread completing a post at once, another
  * EVD's overflow). A post wakes the EVD's waiter or triggers its CNO
- * (trigger.c) and reports an overflow (sd_async_error, at the end: an
+ * (trigger.c) and reports an overflow (sd_evq_async_error, at the end: an
  * overflow is itself an asynchronous error, posted to the IA's async
  * EVD through this same queue). evd.c states the rules (waiting,
  * notification, CNO-1..CNO-7, overflow) and where each comes from;
@@ -148,7 +148,7 @@ const char *sd_evq_state_str(bool enabled, bool waitable, bool overflowed,
  * Appends @ev to @evd, wakes the waiter or triggers the CNO (CNO-1..3),
  * and on a full ring acts as @mode says. Any thread; takes evd->lock
  * (and cno->lock inside it) and reports the overflow (through
- * sd_async_error, which takes the IA's async lock) after dropping it.
+ * sd_evq_async_error, which takes the IA's async lock) after dropping it.
  * The proxy agent of a trigger is called by this function after
  * dropping evd->lock for PUSH_QUIET, whose caller holds no other lock,
  * and by the engine thread for PUSH_REPORT, whose caller may hold any
@@ -199,7 +199,7 @@ static int evd_push(struct sd_evd *evd, const DAT_EVENT *ev,
 			 * while this is reported ends here too.
 			 */
 			sd_dbg("evd %p overflowed: out of service", (void *)evd);
-			sd_async_error(evd->obj.ia,
+			sd_evq_async_error(evd->obj.ia,
 				       DAT_ASYNC_ERROR_EVD_OVERFLOW,
 				       (DAT_HANDLE)evd, DAT_EVD_OVERFLOW_ERROR);
 		}
@@ -411,16 +411,16 @@ void sd_evq_destroy(struct sd_evd *evd)
  * Asynchronous errors: the one path to an IA's async EVD (ia.c points
  * the IA at it and detaches it).
  *
- * sd_async_lock (after ep->lock and srq->lock, before evd->lock) is held
+ * sd_evq_async_lock (after ep->lock and srq->lock, before evd->lock) is held
  * while an async error is posted and while ia->async_evd changes, so that
  * the EVD an error is posted to cannot be destroyed meanwhile.
- * ia->async_evd is written under ia->lock and sd_async_lock both. Every
- * event for the async EVD goes through sd_async_error (errors and the
- * watermark events alike), which holds sd_async_lock while it posts. The
+ * ia->async_evd is written under ia->lock and sd_evq_async_lock both. Every
+ * event for the async EVD goes through sd_evq_async_error (errors and the
+ * watermark events alike), which holds sd_evq_async_lock while it posts. The
  * async EVD's CNO proxy agent does not run under it: the engine thread
  * calls it (the CNO rule, trigger.c).
  */
-pthread_mutex_t sd_async_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t sd_evq_async_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * Set while this thread posts an async error (recursion guard).
@@ -453,7 +453,7 @@ static void async_count(struct sd_ia *ia, DAT_EVENT_NUMBER ev)
 	}
 }
 
-void sd_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
+void sd_evq_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
 		    DAT_COUNT reason)
 {
 	DAT_EVENT e;
@@ -469,15 +469,15 @@ void sd_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
 	memset(&e, 0, sizeof(e));
 	e.event_number = ev;
 	e.event_data.asynch_error_event_data.dat_handle =
-		h == (DAT_HANDLE)ia ? sd_ia_handle(ia) : h;
+		h == (DAT_HANDLE)ia ? sd_obj_ia_handle(ia) : h;
 	e.event_data.asynch_error_event_data.reason = reason;
 
 	in_async = true;
-	pthread_mutex_lock(&sd_async_lock);
+	pthread_mutex_lock(&sd_evq_async_lock);
 	evd = ia->async_evd;
 	if (evd != NULL)
 		rc = sd_evq_post(evd, &e);
-	pthread_mutex_unlock(&sd_async_lock);
+	pthread_mutex_unlock(&sd_evq_async_lock);
 	in_async = false;
 	if (rc != 0)
 		sd_dbg("IA %s: async event 0x%x about %p dropped: %s", ia->name,

@@ -112,7 +112,7 @@ int sd_evq_from_handle(DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag,
  * is released with DAT_INVALID_STATE, dat_evd_wait, dat_evd_dequeue and
  * dat_evd_resize return DAT_INVALID_STATE, dat_evd_post_se
  * DAT_QUEUE_FULL) and posts DAT_ASYNC_ERROR_EVD_OVERFLOW naming it, once,
- * through sd_async_error; every lost event, that one and all later
+ * through sd_evq_async_error; every lost event, that one and all later
  * ones, counts in evd->lost and is traced dropped=overflow. A poster of
  * completions passes -ENOSPC to its `dto` trace line; what a lost
  * completion means for its EP is the poster's to decide (the DTO
@@ -286,7 +286,7 @@ void sd_trigger_release(struct sd_cno *cno);
  * open meanwhile: callers hold one of its objects that ia_close destroys
  * only after they return.
  */
-void sd_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
+void sd_evq_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
 		    DAT_COUNT reason);
 
 /*
@@ -294,6 +294,6 @@ void sd_async_error(struct sd_ia *ia, DAT_EVENT_NUMBER ev, DAT_HANDLE h,
  * an ia->async_evd changes (ia.c, with ia->lock), so that the EVD an error
  * is posted to cannot be destroyed meanwhile.
  */
-extern pthread_mutex_t sd_async_lock;
+extern pthread_mutex_t sd_evq_async_lock;
 
 #endif

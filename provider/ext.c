@@ -306,7 +306,7 @@ DAT_RETURN DAT_API sd_ext_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz,
 	    attr->service_type != (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD)
 		return sd_ep_create(ia_handle, pz, recv_evd, req_evd, conn_evd,
 				    attr, ep);
-	ia = sd_ia_from_handle(ia_handle);
+	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	return sd_ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd,
@@ -328,7 +328,7 @@ DAT_RETURN DAT_API sd_ext_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
 	    attr->service_type != (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD)
 		return sd_ep_create_with_srq(ia_handle, pz, recv_evd, req_evd,
 					     conn_evd, srq_h, attr, ep);
-	ia = sd_ia_from_handle(ia_handle);
+	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (srq_h == DAT_HANDLE_NULL)

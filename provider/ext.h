@@ -442,7 +442,7 @@ void sd_ud_ep_release(struct sd_ud_ep *ep);
  * CONNECTED breaks it: DISCONNECTED, everything flushed,
  * DAT_CONNECTION_EVENT_BROKEN on its connection EVD. With @soft, an
  * armed soft one that is exceeded is disarmed and true is returned: the
- * caller then posts the event with sd_async_error (evq.h) once
+ * caller then posts the event with sd_evq_async_error (evq.h) once
  * it holds no lock. ep->lock held; any thread; allocates nothing.
  */
 bool sd_ud_check_watermarks(struct sd_ud_ep *ep, bool soft);

@@ -147,10 +147,10 @@ static void detach_async(struct sd_ia *ia)
 	struct sd_evd *evd;
 
 	pthread_mutex_lock(&ia->lock);
-	pthread_mutex_lock(&sd_async_lock);
+	pthread_mutex_lock(&sd_evq_async_lock);
 	evd = ia->async_evd;
 	ia->async_evd = NULL;
-	pthread_mutex_unlock(&sd_async_lock);
+	pthread_mutex_unlock(&sd_evq_async_lock);
 	if (evd != NULL && evd->obj.ia == ia)
 		evd->refs--;
 	pthread_mutex_unlock(&ia->lock);
@@ -166,13 +166,13 @@ static void detach_async(struct sd_ia *ia)
 		if (other == ia)
 			continue;
 		pthread_mutex_lock(&other->lock);
-		pthread_mutex_lock(&sd_async_lock);
+		pthread_mutex_lock(&sd_evq_async_lock);
 		if (other->async_evd != NULL && other->async_evd->obj.ia == ia) {
 			sd_dbg("IA %s: its async EVD went with IA %s",
 			       other->name, ia->name);
 			other->async_evd = NULL;
 		}
-		pthread_mutex_unlock(&sd_async_lock);
+		pthread_mutex_unlock(&sd_evq_async_lock);
 		pthread_mutex_unlock(&other->lock);
 	}
 }
@@ -381,7 +381,7 @@ static bool ia_in_use(const struct sd_ia *ia)
  */
 DAT_RETURN DAT_API sd_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	DAT_PROVIDER *table;
 
 	if (ia == NULL)
@@ -642,7 +642,7 @@ DAT_RETURN DAT_API sd_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_ev
 			       DAT_PROVIDER_ATTR_MASK provider_mask,
 			       DAT_PROVIDER_ATTR *provider_attr)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 
 	if (ia == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -691,7 +691,7 @@ void sd_ia_attr_fill(const struct sd_ia_addr *addr,
 DAT_RETURN DAT_API sd_ia_ha_related(DAT_IA_HANDLE ia_handle,
 				    const DAT_NAME_PTR name, DAT_BOOLEAN *answer)
 {
-	if (sd_ia_from_handle(ia_handle) == NULL)
+	if (sd_obj_ia(ia_handle) == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (name == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);

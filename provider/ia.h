@@ -115,9 +115,9 @@ DAT_RETURN sd_reg_open(const char *name, DAT_PROVIDER **table,
 void sd_reg_close(DAT_PROVIDER *table);
 
 /* The IA of a consumer's IA handle or provider IA pointer, or NULL (obj.c). */
-struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h);
+struct sd_ia *sd_obj_ia(DAT_IA_HANDLE h);
 
 /* The consumer's handle for @ia (dats_get_ia_handle), for query results. */
-DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia);
+DAT_IA_HANDLE sd_obj_ia_handle(struct sd_ia *ia);
 
 #endif

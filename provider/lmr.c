@@ -152,7 +152,7 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 				 DAT_VLEN *registered_length,
 				 DAT_VADDR *registered_address)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_obj *pz_obj = sd_obj_check(pz_handle, SD_MAGIC_PZ);
 	struct sd_lmr *parent = NULL;
 	struct sd_pz *pz;
@@ -273,7 +273,7 @@ DAT_RETURN DAT_API sd_lmr_query(DAT_LMR_HANDLE lmr_handle,
 	if (param == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	memset(param, 0, sizeof(*param));
-	param->ia_handle = sd_ia_handle(lmr->obj.ia);
+	param->ia_handle = sd_obj_ia_handle(lmr->obj.ia);
 	param->mem_type = lmr->mem_type;
 	switch (lmr->mem_type) {
 	case DAT_MEM_TYPE_LMR:
@@ -378,7 +378,7 @@ static void lmr_close(struct sd_obj *o)
 static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs,
 			   DAT_VLEN n)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	DAT_RETURN ret = DAT_SUCCESS;
 	DAT_VLEN i;
 

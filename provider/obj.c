@@ -109,7 +109,7 @@ DAT_RETURN DAT_API sd_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
 /* ------------------------------------------------------------------ */
 /* IA handles: the registry's indices and the provider's pointers       */
 
-struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h)
+struct sd_ia *sd_obj_ia(DAT_IA_HANDLE h)
 {
 	struct sd_obj *obj;
 
@@ -125,7 +125,7 @@ struct sd_ia *sd_ia_from_handle(DAT_IA_HANDLE h)
 	return obj != NULL ? sd_container_of(obj, struct sd_ia, obj) : NULL;
 }
 
-DAT_IA_HANDLE sd_ia_handle(struct sd_ia *ia)
+DAT_IA_HANDLE sd_obj_ia_handle(struct sd_ia *ia)
 {
 	DAT_IA_HANDLE h;
 

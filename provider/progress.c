@@ -20,7 +20,7 @@
  * (sd_progress_io): they decide between tx, rx and parking.
  *
  * Locks: the links are under the EVD's lock (listing) and the EP's lock
- * (which EVD); sd_drive_relink takes evd->lock inside ep->lock, the lock
+ * (which EVD); sd_progress_relink takes evd->lock inside ep->lock, the lock
  * order. drive takes each ep->lock with trylock and no other lock held.
  *
  * Waiting (sd_progress_wait, for dat_evd_wait): the waiter spins over its
@@ -62,7 +62,7 @@ static void link_to(struct sd_drive_link *l, struct sd_evd *evd)
 	}
 }
 
-void sd_drive_relink(struct sd_ep *ep)
+void sd_progress_relink(struct sd_ep *ep)
 {
 	ep->drive[0].ep = ep;
 	ep->drive[1].ep = ep;
@@ -224,7 +224,7 @@ void sd_progress_wait(struct sd_evd *evd,
 	 * wait tries again; the CPU is worth more to the engines then.
 	 */
 	if (evd->spin_fails < SPIN_FAILS || ++evd->spin_probe % SPIN_PROBE == 0)
-		spin_ns = sd_spin_get();
+		spin_ns = sd_engine_spin_get();
 
 	if (spin_ns > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &spin_end);
@@ -261,7 +261,7 @@ void sd_progress_wait(struct sd_evd *evd,
 				drive_put(eps, n);
 				continue;
 			}
-			sd_spin_put();
+			sd_engine_spin_put();
 			spin_ns = 0;
 			if (evd->spin_fails < SPIN_FAILS)
 				evd->spin_fails++;
@@ -289,7 +289,7 @@ void sd_progress_wait(struct sd_evd *evd,
 		evd->polling = false;
 	}
 	if (spin_ns > 0) {
-		sd_spin_put();
+		sd_engine_spin_put();
 		evd->spin_fails = 0;	/* it came while spinning */
 	}
 }

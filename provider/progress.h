@@ -39,7 +39,7 @@ struct sd_drive_link {
  * (after a create, modify or free changed them). ep->lock held (or the EP
  * not yet published); takes the EVDs' locks.
  */
-void sd_drive_relink(struct sd_ep *ep);
+void sd_progress_relink(struct sd_ep *ep);
 
 /*
  * dat_evd_dequeue found @evd empty: one round of progress on the EPs
@@ -54,8 +54,8 @@ bool sd_progress_poll(struct sd_evd *evd);
 /*
  * The waiting of dat_evd_wait: returns once @over(@evd, @threshold) or
  * when @until passes (NULL: never). While the EVD has EPs to move, the
- * waiter moves them itself: it spins over them while sd_spin_get lets it,
- * then sleeps in poll() on their sockets and the EVD's eventfd
+ * waiter moves them itself: it spins over them while sd_engine_spin_get
+ * lets it, then sleeps in poll() on their sockets and the EVD's eventfd
  * (sd_evq_wait_fd, which sd_evq_wake writes for events other threads
  * post while evd->polling), so that a message that arrives wakes this
  * thread and no other. Without EPs to move, or without an eventfd, it

@@ -39,7 +39,7 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 			     DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS flags,
 			     DAT_PSP_HANDLE *out, DAT_CONN_QUAL *chosen)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_evd *evd;
 	struct sd_sp *sp;
 	DAT_RETURN ret;
@@ -95,7 +95,7 @@ DAT_RETURN DAT_API sd_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	(void)mask;
 	pthread_mutex_lock(&sp->lock);
-	p->ia_handle = sd_ia_handle(sp->obj.ia);
+	p->ia_handle = sd_obj_ia_handle(sp->obj.ia);
 	p->conn_qual = sp->conn_qual;
 	p->evd_handle = (DAT_EVD_HANDLE)sp->evd;
 	p->psp_flags = sp->flags;
@@ -175,7 +175,7 @@ DAT_RETURN DAT_API sd_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
 				 DAT_IA_ADDRESS_PTR addr, DAT_EVD_HANDLE evd_handle,
 				 DAT_CSP_HANDLE *out)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_evd *evd;
 	struct sd_sp *sp;
 	DAT_CONN_QUAL port;
@@ -234,7 +234,7 @@ DAT_RETURN DAT_API sd_csp_query(DAT_CSP_HANDLE h, DAT_CSP_PARAM_MASK mask,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	(void)mask;	/* everything is cheap: fill it all */
 	pthread_mutex_lock(&sp->lock);
-	p->ia_handle = sd_ia_handle(sp->obj.ia);
+	p->ia_handle = sd_obj_ia_handle(sp->obj.ia);
 	p->comm = &sp->comm;
 	p->address_ptr = (DAT_IA_ADDRESS_PTR)&sp->addr;
 	p->evd_handle = (DAT_EVD_HANDLE)sp->evd;

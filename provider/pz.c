@@ -22,7 +22,7 @@ static struct sd_pz *pz_of(DAT_PZ_HANDLE h)
 
 DAT_RETURN DAT_API sd_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_pz *pz;
 
 	if (ia == NULL)
@@ -54,7 +54,7 @@ DAT_RETURN DAT_API sd_pz_query(DAT_PZ_HANDLE pz_handle, DAT_PZ_PARAM_MASK mask,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (param == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	param->ia_handle = sd_ia_handle(pz->obj.ia);
+	param->ia_handle = sd_obj_ia_handle(pz->obj.ia);
 	return DAT_SUCCESS;
 }
 

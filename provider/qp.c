@@ -182,7 +182,7 @@ void sd_qp_close(struct sd_ep *ep, DAT_EVENT_NUMBER ev,
 	 * DAT_ASYNC_ERROR_EP_BROKEN and dtestsrq waits for.
 	 */
 	if (was && ep->srq != NULL && !ep->freed)
-		sd_async_error(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
+		sd_evq_async_error(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
 				  (DAT_HANDLE)ep, DAT_EP_TRANSFER_TO_ERROR);
 }
 
@@ -278,7 +278,7 @@ static void ep_wm_cmd(struct sd_cmd *cmd)
 	ep->hard_fire = false;
 	pthread_mutex_unlock(&ep->lock);
 	if (soft)
-		sd_async_error(ia, SD_EVENT_WATERMARK, (DAT_HANDLE)ep,
+		sd_evq_async_error(ia, SD_EVENT_WATERMARK, (DAT_HANDLE)ep,
 				  DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	sd_qp_put(ep);
 }
@@ -442,7 +442,7 @@ void sd_qp_release(struct sd_ep *ep)
 	evds[1] = ep->req_evd;
 	evds[2] = ep->conn_evd;
 	ep->recv_evd = ep->req_evd = ep->conn_evd = NULL;
-	sd_drive_relink(ep);
+	sd_progress_relink(ep);
 	pz = ep->pz;
 	ep->pz = NULL;
 	if (ep->rx.wqe != NULL && ep->rx.from_srq) {

@@ -265,7 +265,7 @@ bool sd_qp_check_watermarks(struct sd_ep *ep, DAT_COUNT more);
  * of their own; softdapl posts them under this one, with dat_handle the
  * EP or SRQ and the reason telling which. No other softdapl event uses
  * it, so a consumer that armed a watermark recognizes it by number and
- * reason. They are posted, and counted, by sd_async_error
+ * reason. They are posted, and counted, by sd_evq_async_error
  * (evq.h), as every async event, once the poster holds no lock.
  */
 #define SD_EVENT_WATERMARK	DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR

@@ -145,7 +145,7 @@ DAT_RETURN DAT_API sd_rmr_query(DAT_RMR_HANDLE rmr_handle,
 	if (param == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	memset(param, 0, sizeof(*param));
-	param->ia_handle = sd_ia_handle(rmr->obj.ia);
+	param->ia_handle = sd_obj_ia_handle(rmr->obj.ia);
 	param->pz_handle = rmr->pz;
 	param->rmr_scope = rmr->scope;
 	param->va_type = DAT_VA_TYPE_VA;

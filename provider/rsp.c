@@ -31,7 +31,7 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 				 DAT_EP_HANDLE ep_handle, DAT_EVD_HANDLE evd_handle,
 				 DAT_RSP_HANDLE *out)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_ep *ep = sd_ep_from_handle(ep_handle);
 	struct sd_obj *o = sd_obj_check(evd_handle, SD_MAGIC_EVD);
 	struct sd_evd *evd = o ? sd_container_of(o, struct sd_evd, obj) : NULL;
@@ -105,7 +105,7 @@ DAT_RETURN DAT_API sd_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	(void)mask;
 	pthread_mutex_lock(&sp->lock);
-	p->ia_handle = sd_ia_handle(sp->obj.ia);
+	p->ia_handle = sd_obj_ia_handle(sp->obj.ia);
 	p->conn_qual = sp->conn_qual;
 	p->evd_handle = (DAT_EVD_HANDLE)sp->evd;
 	p->ep_handle = (DAT_EP_HANDLE)sp->ep;

@@ -89,7 +89,7 @@ static void srq_destroy(struct sd_srq *srq)
 DAT_RETURN DAT_API sd_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 				 DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *out)
 {
-	struct sd_ia *ia = sd_ia_from_handle(ia_handle);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_obj *o;
 	struct sd_srq *srq;
 	uint32_t i, n;
@@ -258,7 +258,7 @@ DAT_RETURN DAT_API sd_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 	(void)mask;
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_lock(&srq->lock);
-	p->ia_handle = sd_ia_handle(srq->obj.ia);
+	p->ia_handle = sd_obj_ia_handle(srq->obj.ia);
 	p->srq_state = DAT_SRQ_STATE_OPERATIONAL;
 	p->pz_handle = (DAT_PZ_HANDLE)srq->pz;
 	p->max_recv_dtos = srq->max_recv_dtos;
@@ -335,7 +335,7 @@ DAT_RETURN DAT_API sd_srq_set_lw(DAT_SRQ_HANDLE h, DAT_COUNT lw)
 	}
 	pthread_mutex_unlock(&srq->lock);
 	if (fire)
-		sd_async_error(srq->obj.ia, SD_EVENT_WATERMARK,
+		sd_evq_async_error(srq->obj.ia, SD_EVENT_WATERMARK,
 			       (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 	return ret;
 }
@@ -347,7 +347,7 @@ static void srq_lw_cmd(struct sd_cmd *cmd)
 
 	/* Its free_cmd, if any, is queued behind this one. */
 	if (srq->obj.magic == SD_MAGIC_SRQ)
-		sd_async_error(srq->obj.ia, SD_EVENT_WATERMARK,
+		sd_evq_async_error(srq->obj.ia, SD_EVENT_WATERMARK,
 			       (DAT_HANDLE)srq, DAT_SRQ_LOW_WATERMARK_EVENT);
 }
 

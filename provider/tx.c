@@ -28,7 +28,7 @@
  * standalone ACK if one is owed and no frame of the batch carries it.
  *
  * Fault injection (fault.c, SOFTDAPL_FAULT) hooks in where a connection
- * starts (sd_wire_reset), where a frame is written whole (frame_done),
+ * starts (sd_tx_reset), where a frame is written whole (frame_done),
  * before each write (delay_us) and after it (a cut); each hook is one
  * branch on sd_fault_on when it is off.
  */
@@ -53,7 +53,7 @@
 /* The last EP identity given out (sd_tx.ep_id); any thread, atomic. */
 static uint64_t last_ep_id;
 
-void sd_wire_reset(struct sd_ep *ep)
+void sd_tx_reset(struct sd_ep *ep)
 {
 	struct sd_rresp *resp = ep->tx.resp;
 	uint64_t id = ep->tx.ep_id;

@@ -295,7 +295,7 @@ DAT_RETURN DAT_API sd_ud_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	(void)mask;	/* all of it, as ep.c */
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_lock(&ep->lock);
-	p->ia_handle = sd_ia_handle(ep->obj.ia);
+	p->ia_handle = sd_obj_ia_handle(ep->obj.ia);
 	p->ep_state = ep->state;
 	p->local_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ep->local;
 	p->local_port_qual = ntohs(ep->local.ss_family == AF_INET6 ?
@@ -599,7 +599,7 @@ out:
 	}
 	pthread_mutex_unlock(&ep->lock);
 	if (soft)
-		sd_async_error(ia, SD_EVENT_WATERMARK, h,
+		sd_evq_async_error(ia, SD_EVENT_WATERMARK, h,
 			       DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	return ret;
 }
@@ -981,7 +981,7 @@ DAT_RETURN DAT_API sd_ud_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
 	}
 	pthread_mutex_unlock(&ep->lock);
 	if (fired)
-		sd_async_error(ia, SD_EVENT_WATERMARK, h,
+		sd_evq_async_error(ia, SD_EVENT_WATERMARK, h,
 			       DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT);
 	return ret;
 }

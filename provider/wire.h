@@ -54,7 +54,7 @@ struct sd_txf {
 
 /*
  * Fault injection's state for one connection (fault.c), under ep->lock
- * with the rest of sd_tx: zeroed by sd_wire_reset, set up when the
+ * with the rest of sd_tx: zeroed by sd_tx_reset, set up when the
  * connection is established. All zero while fault injection is off.
  */
 struct sd_fault_conn {
@@ -91,7 +91,7 @@ struct sd_tx {
 	struct sd_rresp	*resp;		/* ring of rd_in slots */
 	uint32_t	resp_head, resp_count;
 	uint64_t	ep_id;		/* the EP's identity for EP-scope RMRs:
-					 * set once, by the first sd_wire_reset;
+					 * set once, by the first sd_tx_reset;
 					 * never 0 afterwards, never reused */
 	struct sd_fault_conn fault;	/* fault.c; zero unless SOFTDAPL_FAULT */
 };
@@ -172,7 +172,7 @@ void sd_tx_ctl(const struct sd_ep *ep, struct sd_hdr *h, uint8_t op,
 	       uint32_t tag, uint32_t code);
 
 /* Resets tx and rx for a new connection. ep->lock. */
-void sd_wire_reset(struct sd_ep *ep);
+void sd_tx_reset(struct sd_ep *ep);
 
 /*
  * Writes what can be written now: RTU, READ responses, requests in order
@@ -217,7 +217,7 @@ extern bool sd_fault_on;
 #define sd_fault_active()	__builtin_expect(sd_fault_on, 0)
 
 /*
- * @ep's connection is established (sd_wire_reset with the socket
+ * @ep's connection is established (sd_tx_reset with the socket
  * attached): numbers it and sets up its draws. ep->lock.
  */
 void sd_fault_conn_start(struct sd_ep *ep);
