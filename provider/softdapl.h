@@ -3,34 +3,41 @@
  * softdapl: the map of the provider. It declares nothing: the headers
  * below do, one small header per layer's part (see Headers).
  *
- * What lives where (one file per DAT object, as the entry points are laid
- * out in struct dat_provider):
+ * What lives where, by layer (the LAYERS table below is the rule):
  *
- *   provider.c   dat_provider_init/fini, the DAT_PROVIDER table; reg.c:
- *                its registrations, one per IA name
- *   ia.c         IA open/query/close; params.c: ia_params parsing
- *   pz.c lmr.c rmr.c                memory: PZ, LMR (bounds, types),
- *                                   RMR (memory windows, binds)
- *   ctx.c mem.c                     their contexts; the memory lock, the
- *                                   checks and binds the data path makes
- *   evd.c cno.c                     events: EVD rings, waiting, CNO
- *   evq.c trigger.c                 below them: posting to an EVD and async
- *                                   errors (evq.c), CNO triggering
- *   ep.c         EP lifecycle and state machine
- *   psp.c rsp.c cr.c cm.c           service points, requests, handshake
- *   post.c       the DTO entry points (post_send/recv/rdma_write/rdma_read,
- *                send_with_invalidate, rdma_read_to_rmr), the EP side of
- *                dat_rmr_bind, the IB extension's requests (for ext.c)
- *   srq.c        SRQ; srqbuf.c: its buffers (the FIFO, take and give-back)
- *   wq.c         work queues: the rings of work requests (sd_wq)
- *   tx.c rx.c    the wire engine: framing out, placing in (proto.h)
- *   engine.c     the event loop thread and how other threads reach it
- *   progress.c   consumer threads moving frames from dat_evd_dequeue and
- *                dat_evd_wait, spinning and sleeping there; the poll
- *                events of the engine, wake-ups of an EP; deferred ACKs
- *                and batches
- *   obj.c util.c what every object has (handles, IA handles, debug
- *                output); timed waits
+ *   1  util.c       messages, the debug level, timed waits, sd_env_num,
+ *                   the lock-owner check
+ *      obj.c        objects: handles, IA handles, close ops, CR claims
+ *      trace.c      the trace (TRACE.md); params.c ia_params; ctx.c the
+ *                   LMR and RMR context tables; reg.c registrations
+ *   2  engine.c     the libuv thread: commands, hooks, tick, spinning
+ *   3  wq.c         work request rings
+ *      mem.c        memory checks and binds of the data path, the memory
+ *                   lock
+ *      evq.c        posting to an EVD, asynchronous errors
+ *      trigger.c    CNO triggering and the proxy agent
+ *      srqbuf.c     SRQ buffers: the FIFO, take and give-back
+ *      tcp.c        TCP behind transport.h, the seam a transport fills
+ *   4  the connection core, the one cycle of files:
+ *      qp.c         the EP: state machine, the one failure path
+ *                   (sd_qp_close), watermarks, creation, release, flush,
+ *                   the queueing of a bind
+ *      complete.c   completion delivery (the notification rules)
+ *      tx.c rx.c    frames out and in (proto.h, PROTOCOL.md)
+ *      progress.c   consumer threads moving frames in dat_evd_dequeue
+ *                   and dat_evd_wait, spinning and sleeping there; the
+ *                   engine's poll events; wake-ups; deferred writes
+ *      cm.c         sockets and the handshake, linger, close
+ *      sp.c         service points: listening, a request's arrival
+ *      fault.c      fault injection (SOFTDAPL_FAULT)
+ *      udep.c udcm.c  UD endpoints and their connection exchange
+ *   5s api.c        what entry points share: the errno table
+ *                   (sd_api_err), modify checks, completion flags
+ *   5e the DAT entry points, one file per object as struct dat_provider
+ *      lays them out: ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c
+ *      psp.c rsp.c cr.c srq.c ud.c (UD EPs) counters.c (IB counters)
+ *   5d provider.c (the DAT_PROVIDER tables), ext.c (the IB extension's
+ *      dispatch), trace-api.c (api lines): the only callers of 5e
  *
  * Headers, by layer (the layer numbers are those of the table below; a
  * file includes the headers of its own layer and below):
@@ -60,10 +67,15 @@
  *      post.h     post.c's requests for ext.c
  *
  * Naming: DAT entry points keep their DAT names with an sd_ prefix
- * (sd_ep_post_send); internal functions are sd_<object>_<verb>; helpers are
- * static. Internally functions return 0 or a negative errno, or a
- * DAT_RETURN where the value goes straight back to the consumer; each says
- * which. The translation happens once, at the entry point.
+ * (sd_ep_post_send); internal functions are sd_<file>_<verb>, named for
+ * the file they live in; helpers are static. Below the entry points
+ * functions return 0 or a negative errno (a count where one is due), and
+ * an entry point turns the errno into its DAT_RETURN once, through api.c's
+ * table (sd_api_err). A few core functions still return the DAT_RETURN
+ * the consumer gets, and say so: sd_qp_post_bind and sd_qp_state_err
+ * (qp.c), sd_sp_listen and sd_sp_create (sp.c). A DTO's completion status
+ * (DAT_DTO_COMPLETION_STATUS) is an event's payload, made where the
+ * completion is.
  *
  * Threads. Consumer threads call the entry points, any number at once. One
  * engine thread per process runs a libuv loop (engine.c) that owns every
