@@ -29,8 +29,18 @@
  *   -ENODEV  a segment to resolve on an EP without a PZ
  *   -ENOSPC  no context left to bind an RMR with
  *   -ENOMEM  out of memory
+ *   -EDOM    a connection qualifier that names no port
+ *   -EADDRINUSE  the qualifier's port is taken
+ *   -EIO     no listener could be made
+ *   -EXDEV   an RMR bound through an EP of another protection zone
+ *   -ENOBUFS the request queue is full (COMMON-8)
+ *   -EINVAL  a queue length that is not positive
+ *   -EOVERFLOW   a queue longer than the provider makes
+ *   -EOPNOTSUPP  flags the call does not know
+ *   -ENOENT  no provider registered under the IA name
  */
-enum { POS_COUNT = -1, POS_IOV = -2, POS_PRIV = -3, POS_PROT = -4 };
+enum { POS_COUNT = -1, POS_IOV = -2, POS_PRIV = -3, POS_PROT = -4,
+       POS_QUAL = -5, POS_FLAGS = -6 };
 
 #define SD_ERRNO_MAP(X)							\
 	X(E2BIG,  DAT_INVALID_PARAMETER,      POS_COUNT)			\
@@ -40,7 +50,16 @@ enum { POS_COUNT = -1, POS_IOV = -2, POS_PRIV = -3, POS_PROT = -4 };
 	X(EPERM,  DAT_PROTECTION_VIOLATION,   POS_PROT)			\
 	X(ENODEV, DAT_INVALID_STATE,          DAT_INVALID_STATE_EP_PZ)	\
 	X(ENOSPC, DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION) \
-	X(ENOMEM, DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY)
+	X(ENOMEM, DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY)	\
+	X(EDOM,   DAT_INVALID_PARAMETER,      POS_QUAL)			\
+	X(EADDRINUSE, DAT_CONN_QUAL_IN_USE,   0)			\
+	X(EIO,    DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE)	\
+	X(EXDEV,  DAT_PROTECTION_VIOLATION,   0)			\
+	X(ENOBUFS, DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP)	\
+	X(EINVAL, DAT_INVALID_PARAMETER,      POS_COUNT)			\
+	X(EOVERFLOW, DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD)	\
+	X(EOPNOTSUPP, DAT_INVALID_PARAMETER,  POS_FLAGS)		\
+	X(ENOENT, DAT_PROVIDER_NOT_FOUND,     DAT_NAME_NOT_REGISTERED)
 
 static const struct {
 	int		err;
@@ -68,6 +87,10 @@ DAT_RETURN sd_api_err(int err, const struct sd_argpos *pos)
 			return SD_ERR(errno_map[i].type, pos->count);
 		case POS_IOV:
 			return SD_ERR(errno_map[i].type, pos->iov);
+		case POS_QUAL:
+			return SD_ERR(errno_map[i].type, pos->qual);
+		case POS_FLAGS:
+			return SD_ERR(errno_map[i].type, pos->flags);
 		case POS_PRIV:
 			return SD_ERR(errno_map[i].type, pos->write ?
 				      DAT_PRIVILEGES_WRITE : DAT_PRIVILEGES_READ);
@@ -172,4 +195,30 @@ void sd_api_swap_ref(struct sd_evd **slot, struct sd_evd *to)
 	if (to)
 		to->refs++;
 	*slot = to;
+}
+
+/* The DAT_INVALID_STATE subtype of each state (dat_error.h). */
+static const DAT_RETURN_SUBTYPE state_subtypes[] = {
+	[DAT_EP_STATE_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONNECTED,
+	[DAT_EP_STATE_UNCONFIGURED_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONFIGURED,
+	[DAT_EP_STATE_RESERVED] = DAT_INVALID_STATE_EP_RESERVED,
+	[DAT_EP_STATE_UNCONFIGURED_RESERVED] = DAT_INVALID_STATE_EP_UNCONFRESERVED,
+	[DAT_EP_STATE_PASSIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_PASSCONNPENDING,
+	[DAT_EP_STATE_UNCONFIGURED_PASSIVE] = DAT_INVALID_STATE_EP_UNCONFPASSIVE,
+	[DAT_EP_STATE_ACTIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_ACTCONNPENDING,
+	[DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_TENTCONNPENDING,
+	[DAT_EP_STATE_UNCONFIGURED_TENTATIVE] = DAT_INVALID_STATE_EP_UNCONFTENTATIVE,
+	[DAT_EP_STATE_CONNECTED] = DAT_INVALID_STATE_EP_CONNECTED,
+	[DAT_EP_STATE_DISCONNECT_PENDING] = DAT_INVALID_STATE_EP_DISCPENDING,
+	[DAT_EP_STATE_DISCONNECTED] = DAT_INVALID_STATE_EP_DISCONNECTED,
+	[DAT_EP_STATE_COMPLETION_PENDING] = DAT_INVALID_STATE_EP_COMPLPENDING,
+	[DAT_EP_STATE_CONNECTED_SINGLE_PATH] = DAT_INVALID_STATE_EP_CONNECTED,
+	[DAT_EP_STATE_CONNECTED_MULTI_PATH] = DAT_INVALID_STATE_EP_CONNECTED,
+};
+
+DAT_RETURN sd_api_state_err(DAT_EP_STATE s)
+{
+	return SD_ERR(DAT_INVALID_STATE,
+		      (unsigned)s < SD_ARRAY_SIZE(state_subtypes) ?
+		      state_subtypes[s] : 0);
 }

@@ -10,6 +10,9 @@
 #include "ia.h"
 #include "mem.h"
 
+/* DAT_INVALID_STATE with the subtype of EP state @s (dat_error.h). */
+DAT_RETURN sd_api_state_err(DAT_EP_STATE s);
+
 /*
  * dat_ep_modify's argument checks that need no EP, the same for RC EPs
  * (sd_ep_modify) and UD EPs (ud.c ud_ep_modify), which call them in this
@@ -61,13 +64,16 @@ bool sd_api_flags_ok(DAT_COMPLETION_FLAGS f, DAT_COMPLETION_FLAGS allowed);
 
 /*
  * Where the call being made keeps the arguments an error below may name:
- * the segment count and the segment list (or the one triplet), and
+ * the segment count (or a queue length) and the segment list (or the one
+ * triplet), the connection qualifier, the flags, and
  * whether its memory is written (the privilege and protection subtypes
  * then say WRITE, else READ).
  */
 struct sd_argpos {
 	DAT_RETURN_SUBTYPE	count;
 	DAT_RETURN_SUBTYPE	iov;
+	DAT_RETURN_SUBTYPE	qual;	/* a connection qualifier */
+	DAT_RETURN_SUBTYPE	flags;	/* the call's flags */
 	bool			write;
 };
 

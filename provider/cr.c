@@ -86,10 +86,10 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE) {
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 	} else if (ep->state != (cr->ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING :
 					  DAT_EP_STATE_UNCONNECTED)) {
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 	} else if (ep->pz == NULL || ep->conn_evd == NULL) {
 		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
 	} else {

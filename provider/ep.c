@@ -5,7 +5,7 @@
  * query and the watermarks (DAT 2.0, 6.5).
  *
  * Which call is valid where (each refusal is DAT_INVALID_STATE with the
- * subtype of the state, sd_qp_state_err):
+ * subtype of the state, sd_api_state_err):
  *
  *   connect, dup_connect, common_connect   UNCONNECTED
  *   disconnect     CONNECTED, DISCONNECT_PENDING (graceful: no effect),
@@ -296,19 +296,19 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	    (mask & EP_FIELDS_SPECIFIC &&
 	     ep->state != DAT_EP_STATE_UNCONNECTED &&
 	     ep->state != DAT_EP_STATE_UNCONFIGURED_UNCONNECTED)) {
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 		goto out;
 	}
 	if (a.recv_completion_flags != ep->attr.recv_completion_flags &&
 	    ep->rq.count > 0) {
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 		goto out;
 	}
 	switch (sd_qp_resize(ep, &a)) {
 	case 0:
 		break;
 	case -EBUSY:	/* only with nothing posted: receives may be queued */
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 		goto out;
 	default:
 		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
@@ -411,7 +411,7 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 	int r;
 
 	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->freed)
-		return sd_qp_state_err(ep->state);
+		return sd_api_state_err(ep->state);
 	if (ep->pz == NULL || ep->conn_evd == NULL)
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
 	/*
@@ -553,7 +553,7 @@ DAT_RETURN DAT_API sd_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 	/* One EP lock at a time: no order is defined between two EPs. */
 	pthread_mutex_lock(&dup->lock);
 	if (dup->state != DAT_EP_STATE_CONNECTED)
-		ret = sd_qp_state_err(dup->state);
+		ret = sd_api_state_err(dup->state);
 	else if (!dup->active)
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	ss = dup->remote;
@@ -644,7 +644,7 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 		 * "Disallowed" in UNCONNECTED, RESERVED, PASSIVE_ and
 		 * TENTATIVE_CONNECTION_PENDING (and the UNCONFIGURED_ ones).
 		 */
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 		break;
 	}
 	pthread_mutex_unlock(&ep->lock);
@@ -668,7 +668,7 @@ DAT_RETURN DAT_API sd_ep_reset(DAT_EP_HANDLE h)
 		sd_qp_set_state(ep, DAT_EP_STATE_UNCONNECTED, "dat_ep_reset");
 	} else if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		/* UNCONNECTED: a no-op, posted receives stay (dat_ep_reset). */
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
@@ -706,7 +706,7 @@ DAT_RETURN DAT_API sd_ep_free(DAT_EP_HANDLE h)
 	case DAT_EP_STATE_UNCONFIGURED_PASSIVE:
 	case DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_UNCONFIGURED_TENTATIVE: {
-		DAT_RETURN ret = sd_qp_state_err(ep->state);
+		DAT_RETURN ret = sd_api_state_err(ep->state);
 
 		pthread_mutex_unlock(&ep->lock);
 		return ret;

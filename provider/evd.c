@@ -108,6 +108,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "engine.h"
 #include "entry.h"
 #include "evq.h"
@@ -186,7 +187,9 @@ DAT_RETURN DAT_API sd_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 	if (evd_handle == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 
-	ret = sd_evq_create(ia, qlen, flags, &evd);
+	ret = sd_api_err(sd_evq_create(ia, qlen, flags, &evd),
+			 &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
+					      .flags = DAT_INVALID_ARG4 });
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (cno != NULL) {

@@ -335,17 +335,17 @@ void sd_evq_release(struct sd_evd *evd)
 	free(evd);
 }
 
-DAT_RETURN sd_evq_create(struct sd_ia *ia, DAT_COUNT qlen,
-			 DAT_EVD_FLAGS flags, struct sd_evd **out)
+int sd_evq_create(struct sd_ia *ia, DAT_COUNT qlen, DAT_EVD_FLAGS flags,
+		  struct sd_evd **out)
 {
 	struct sd_evd *evd;
 
 	if (qlen <= 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return -EINVAL;
 	if (qlen > SD_MAX_EVD_QLEN)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
+		return -EOVERFLOW;
 	if (flags & ~(DAT_EVD_FLAGS)SD_EVD_FLAGS_KNOWN)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		return -EOPNOTSUPP;
 
 	evd = calloc(1, sizeof(*evd));
 	if (evd == NULL)
@@ -369,7 +369,7 @@ DAT_RETURN sd_evq_create(struct sd_ia *ia, DAT_COUNT qlen,
 	sd_list_add_tail(&ia->evds, &evd->obj.node);
 	pthread_mutex_unlock(&ia->lock);
 	*out = evd;
-	return DAT_SUCCESS;
+	return 0;
 
 fail_lock:
 	pthread_mutex_destroy(&evd->lock);
@@ -378,7 +378,7 @@ fail_ring:
 fail_evd:
 	free(evd);
 fail:
-	return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	return -ENOMEM;
 }
 
 void sd_evq_destroy(struct sd_evd *evd)

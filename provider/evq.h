@@ -71,12 +71,12 @@ struct sd_evd {
 /*
  * Creates an EVD of at least @qlen events accepting the streams of @flags
  * and lists it in ia->evds; ia_open uses it for the async EVD. Returns
- * DAT_SUCCESS, DAT_INVALID_PARAMETER (qlen <= 0, unknown flags) or
- * DAT_INSUFFICIENT_RESOURCES (qlen > SD_MAX_EVD_QLEN, no memory). Takes
+ * 0, -EINVAL (qlen <= 0), -EOVERFLOW (qlen > SD_MAX_EVD_QLEN),
+ * -EOPNOTSUPP (unknown flags) or -ENOMEM, in that order of checks. Takes
  * ia->lock.
  */
-DAT_RETURN sd_evq_create(struct sd_ia *ia, DAT_COUNT qlen, DAT_EVD_FLAGS flags,
-			 struct sd_evd **out);
+int sd_evq_create(struct sd_ia *ia, DAT_COUNT qlen, DAT_EVD_FLAGS flags,
+		  struct sd_evd **out);
 
 /*
  * Unlists and frees @evd whatever its references (ia_close abrupt): a

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "entry.h"
 #include "ext.h"
 #include "ia.h"
@@ -74,7 +75,8 @@ static DAT_RETURN open_query(const char *name, DAT_IA_HANDLE *out,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (ia_attr == NULL && pr_attr == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sd_reg_open(name, &table, &params);
+	ret = sd_api_err(sd_reg_open(name, &table, &params),
+			 &(struct sd_argpos){ 0 });
 	if (ret != DAT_SUCCESS)
 		return ret;
 	q = calloc(1, sizeof(*q));

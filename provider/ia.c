@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "api.h"
 #include "engine.h"
 #include "entry.h"
 #include "evq.h"
@@ -85,9 +86,10 @@ static DAT_RETURN attach_async(struct sd_ia *ia, DAT_EVD_HANDLE h, DAT_COUNT qle
 		 * that disconnects many at once would overflow a small queue
 		 * and lose it for good: ours holds at least SD_ASYNC_QLEN.
 		 */
-		ret = sd_evq_create(ia, qlen > SD_ASYNC_QLEN ? qlen :
-				    SD_ASYNC_QLEN, DAT_EVD_ASYNC_FLAG,
-				    &evd);
+		ret = sd_api_err(sd_evq_create(ia, qlen > SD_ASYNC_QLEN ? qlen :
+					       SD_ASYNC_QLEN, DAT_EVD_ASYNC_FLAG,
+					       &evd),
+				 &(struct sd_argpos){ .count = DAT_INVALID_ARG2 });
 		if (ret != DAT_SUCCESS)
 			return ret;
 		pthread_mutex_lock(&ia->lock);
@@ -262,7 +264,8 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (ia_handle == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	ret = sd_reg_open(name, &table, &params);
+	ret = sd_api_err(sd_reg_open(name, &table, &params),
+			 &(struct sd_argpos){ 0 });
 	if (ret != DAT_SUCCESS)
 		return ret;
 

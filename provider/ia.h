@@ -107,10 +107,9 @@ void sd_reg_remove(const DAT_PROVIDER_INFO *info);
 /*
  * reg.c: the table registered for IA name @name and a malloc'd copy
  * of its ia_params (the caller frees it), counting an open IA on that
- * registration. DAT_SUCCESS or DAT_PROVIDER_NOT_FOUND.
+ * registration. 0, -ENOENT (no such name) or -ENOMEM.
  */
-DAT_RETURN sd_reg_open(const char *name, DAT_PROVIDER **table,
-		       char **ia_params);
+int sd_reg_open(const char *name, DAT_PROVIDER **table, char **ia_params);
 /* Drops what sd_reg_open counted, once the IA is closed. */
 void sd_reg_close(DAT_PROVIDER *table);
 

@@ -277,7 +277,7 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 		goto out;
 	}
 	if (ep->state != DAT_EP_STATE_CONNECTED) {	/* SEND-4, WRITE-4 */
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 		goto out;
 	}
 	if (total > (q->op == SD_WR_SEND ? ep->peer_max_msg : ep->peer_max_rdma)) {

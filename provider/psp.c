@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "api.h"
 #include "entry.h"
 #include "evq.h"
 #include "ia.h"
@@ -53,7 +54,9 @@ static DAT_RETURN psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	if (out == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sd_sp_create(ia, SD_MAGIC_PSP, evd, flags, NULL, port, &sp);
+	ret = sd_api_err(sd_sp_create(ia, SD_MAGIC_PSP, evd, flags, NULL, port,
+				      &sp),
+			 &(struct sd_argpos){ .qual = DAT_INVALID_ARG2 });
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (chosen)
@@ -206,8 +209,9 @@ DAT_RETURN DAT_API sd_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
 		     ((const struct sockaddr_in6 *)addr)->sin6_port :
 		     ((const struct sockaddr_in *)addr)->sin_port);
 
-	ret = sd_sp_create(ia, SD_MAGIC_CSP, evd, DAT_PSP_CONSUMER_FLAG, comm,
-			   port, &sp);
+	ret = sd_api_err(sd_sp_create(ia, SD_MAGIC_CSP, evd,
+				      DAT_PSP_CONSUMER_FLAG, comm, port, &sp),
+			 &(struct sd_argpos){ .qual = DAT_INVALID_ARG2 });
 	if (ret != DAT_SUCCESS)
 		return ret;
 	/* A CSP has no counters of its own; it listens on TCP only. */

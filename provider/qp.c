@@ -98,32 +98,6 @@ const char *sd_qp_state_name(DAT_EP_STATE s)
 	return (unsigned)s < SD_ARRAY_SIZE(state_names) && state_names[s] ?
 	       state_names[s] : "?";
 }
-/* The DAT_INVALID_STATE subtype of each state (dat_error.h). */
-static const DAT_RETURN_SUBTYPE state_subtypes[] = {
-	[DAT_EP_STATE_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONNECTED,
-	[DAT_EP_STATE_UNCONFIGURED_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONFIGURED,
-	[DAT_EP_STATE_RESERVED] = DAT_INVALID_STATE_EP_RESERVED,
-	[DAT_EP_STATE_UNCONFIGURED_RESERVED] = DAT_INVALID_STATE_EP_UNCONFRESERVED,
-	[DAT_EP_STATE_PASSIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_PASSCONNPENDING,
-	[DAT_EP_STATE_UNCONFIGURED_PASSIVE] = DAT_INVALID_STATE_EP_UNCONFPASSIVE,
-	[DAT_EP_STATE_ACTIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_ACTCONNPENDING,
-	[DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_TENTCONNPENDING,
-	[DAT_EP_STATE_UNCONFIGURED_TENTATIVE] = DAT_INVALID_STATE_EP_UNCONFTENTATIVE,
-	[DAT_EP_STATE_CONNECTED] = DAT_INVALID_STATE_EP_CONNECTED,
-	[DAT_EP_STATE_DISCONNECT_PENDING] = DAT_INVALID_STATE_EP_DISCPENDING,
-	[DAT_EP_STATE_DISCONNECTED] = DAT_INVALID_STATE_EP_DISCONNECTED,
-	[DAT_EP_STATE_COMPLETION_PENDING] = DAT_INVALID_STATE_EP_COMPLPENDING,
-	[DAT_EP_STATE_CONNECTED_SINGLE_PATH] = DAT_INVALID_STATE_EP_CONNECTED,
-	[DAT_EP_STATE_CONNECTED_MULTI_PATH] = DAT_INVALID_STATE_EP_CONNECTED,
-};
-
-DAT_RETURN sd_qp_state_err(DAT_EP_STATE s)
-{
-	return SD_ERR(DAT_INVALID_STATE,
-		      (unsigned)s < SD_ARRAY_SIZE(state_subtypes) ?
-		      state_subtypes[s] : 0);
-}
-
 void sd_qp_trace_state(const struct sd_obj *obj, DAT_EP_STATE from,
 		       DAT_EP_STATE to, const char *why)
 {
@@ -546,12 +520,12 @@ void sd_qp_flush_one(struct sd_ep *ep, const struct sd_wqe *tmpl)
 	sd_complete_dto(ep, &w, w.op == SD_WR_RECV, DAT_DTO_ERR_FLUSHED, 0);
 }
 
-DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
-			   DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
-			   DAT_RMR_CONTEXT *ctx)
+int sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
+		    DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
+		    DAT_RMR_CONTEXT *ctx, DAT_EP_STATE *state)
 {
 	struct sd_wqe *w, tmpl;
-	DAT_RETURN ret = DAT_SUCCESS;
+	int ret = 0;
 
 	memset(&tmpl, 0, sizeof(tmpl));
 	tmpl.cookie = cookie;
@@ -562,7 +536,7 @@ DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->pz != b->rmr->pz) {
-		ret = SD_ERR(DAT_PROTECTION_VIOLATION, 0);
+		ret = -EXDEV;
 		goto out;
 	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
@@ -571,19 +545,18 @@ DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
 		goto out;
 	}
 	if (ep->state != DAT_EP_STATE_CONNECTED) {
-		ret = sd_qp_state_err(ep->state);
+		*state = ep->state;
+		ret = -ENOTCONN;
 		goto out;
 	}
 	w = sd_wq_next(&ep->sq);
 	if (w == NULL) {
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		ret = -ENOBUFS;
 		goto out;
 	}
-	if (sd_mem_bind_reserve(&tmpl.x.bind) < 0) {
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
-			     DAT_RESOURCE_MEMORY_REGION);
+	ret = sd_mem_bind_reserve(&tmpl.x.bind);
+	if (ret < 0)
 		goto out;
-	}
 	{
 		struct sd_sge *slots = w->sge;
 

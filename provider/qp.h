@@ -119,8 +119,6 @@ void sd_qp_put(struct sd_ep *ep);
 /* "UNCONNECTED", ... for messages. */
 const char *sd_qp_state_name(DAT_EP_STATE s);
 
-/* DAT_INVALID_STATE with the subtype of EP state @s (dat_error.h). */
-DAT_RETURN sd_qp_state_err(DAT_EP_STATE s);
 
 /*
  * The debug and trace lines of a transition of EP @obj (RC or UD) from
@@ -198,14 +196,15 @@ void sd_qp_flush_one(struct sd_ep *ep, const struct sd_wqe *tmpl);
  * handle and @flags) on @ep's request queue, where it takes effect in
  * order with the EP's other requests (the RMR's old binding works until
  * then) and completes with DAT_RMR_BIND_COMPLETION_EVENT on the request
- * EVD. Checks the state (CONNECTED, or DISCONNECTED where it is flushed
- * at once), the PZ and the queue; reserves the new context and stores it
- * in *@ctx (0 when flushed or unbinding). Returns the DAT_RETURN for the
- * consumer. Takes ep->lock.
+ * EVD. On a DISCONNECTED EP it is flushed at once. Reserves the new
+ * context and stores it in *@ctx (0 when flushed or unbinding). 0, or
+ * -EXDEV (an EP of another PZ than the RMR's), -ENOTCONN (not CONNECTED:
+ * *@state says what it is), -ENOBUFS (the queue is full), -ENOSPC (no
+ * context left). Takes ep->lock.
  */
-DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
-			   DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
-			   DAT_RMR_CONTEXT *ctx);
+int sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
+		    DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
+		    DAT_RMR_CONTEXT *ctx, DAT_EP_STATE *state);
 
 /*
  * The IA's side of releasing an EP, RC or UD: unlists @obj, counts the

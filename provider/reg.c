@@ -11,6 +11,7 @@
  * Layer 1: the table is passed in by dat_provider_init (provider.c), so
  * nothing here names the entry points.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,11 +139,10 @@ void sd_reg_remove(const DAT_PROVIDER_INFO *info)
 	pthread_mutex_unlock(&prov_lock);
 }
 
-DAT_RETURN sd_reg_open(const char *name, DAT_PROVIDER **table,
-		       char **ia_params)
+int sd_reg_open(const char *name, DAT_PROVIDER **table, char **ia_params)
 {
 	struct sd_list *pos;
-	DAT_RETURN ret = SD_ERR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+	int ret = -ENOENT;
 
 	pthread_mutex_lock(&prov_lock);
 	sd_list_for_each(pos, &provs) {
@@ -152,13 +152,12 @@ DAT_RETURN sd_reg_open(const char *name, DAT_PROVIDER **table,
 			continue;
 		*ia_params = strdup(p->params);
 		if (*ia_params == NULL) {
-			ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
-				     DAT_RESOURCE_MEMORY);
+			ret = -ENOMEM;
 			break;
 		}
 		p->open_ias++;
 		*table = &p->table;
-		ret = DAT_SUCCESS;
+		ret = 0;
 		break;
 	}
 	pthread_mutex_unlock(&prov_lock);

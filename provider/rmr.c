@@ -191,6 +191,8 @@ DAT_RETURN DAT_API sd_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 	DAT_RMR_CONTEXT ignored;
 	struct sd_bind b;
 	struct sd_ep *ep;
+	DAT_EP_STATE state;
+	int r;
 
 	if (rmr == NULL)
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
@@ -249,7 +251,10 @@ DAT_RETURN DAT_API sd_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 	if (!sd_api_flags_ok(flags, ep->attr.request_completion_flags) ||
 	    (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
-	return sd_qp_post_bind(ep, &b, cookie, flags, rmr_context);
+	r = sd_qp_post_bind(ep, &b, cookie, flags, rmr_context, &state);
+	if (r == -ENOTCONN)
+		return sd_api_state_err(state);
+	return sd_api_err(r, &(struct sd_argpos){ 0 });
 }
 
 /*

@@ -56,7 +56,7 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->rsp != NULL) {
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 		pthread_mutex_unlock(&ep->lock);
 		goto fail;
 	}
@@ -70,7 +70,8 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 	sd_list_add_tail(&ia->rsps, &sp->obj.node);
 	pthread_mutex_unlock(&ia->lock);
 
-	ret = sd_sp_listen(sp, ia, port);
+	ret = sd_api_err(sd_sp_listen(sp, ia, port),
+			 &(struct sd_argpos){ .qual = DAT_INVALID_ARG2 });
 	if (ret != DAT_SUCCESS) {
 		pthread_mutex_lock(&ep->lock);
 		ep->rsp = NULL;

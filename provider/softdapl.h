@@ -71,11 +71,9 @@
  * the file they live in; helpers are static. Below the entry points
  * functions return 0 or a negative errno (a count where one is due), and
  * an entry point turns the errno into its DAT_RETURN once, through api.c's
- * table (sd_api_err). A few core functions still return the DAT_RETURN
- * the consumer gets, and say so: sd_qp_post_bind and sd_qp_state_err
- * (qp.c), sd_sp_listen and sd_sp_create (sp.c). A DTO's completion status
- * (DAT_DTO_COMPLETION_STATUS) is an event's payload, made where the
- * completion is.
+ * table (sd_api_err). A DTO's completion status
+ * (DAT_DTO_COMPLETION_STATUS) is an event's payload, not an error of the
+ * call: it is made where the completion is.
  *
  * Threads. Consumer threads call the entry points, any number at once. One
  * engine thread per process runs a libuv loop (engine.c) that owns every

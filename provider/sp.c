@@ -36,14 +36,14 @@
 #include "transport.h"
 #include "util.h"
 
-DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
+int sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
 {
 	struct sockaddr_storage ss = ia->addr.ss;
 	socklen_t len = ia->addr.len;
 	int r;
 
 	if (sd_qual_port(port) < 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return -EDOM;
 	port = (DAT_CONN_QUAL)sd_qual_port(port);
 	/*
 	 * An IA named by a wildcard (ia_params "0.0.0.0" or "::") reports one
@@ -63,16 +63,16 @@ DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port)
 	sp->tp = SD_TP_DEFAULT;
 	r = sp->tp->listen(&sp->lis, (struct sockaddr *)&ss, len, &ss);
 	if (r == -EADDRINUSE || r == -EACCES)
-		return SD_ERR(DAT_CONN_QUAL_IN_USE, 0);
+		return -EADDRINUSE;
 	if (r < 0)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
+		return -EIO;
 	sp->conn_qual = ntohs(ss.ss_family == AF_INET6 ?
 			      ((struct sockaddr_in6 *)&ss)->sin6_port :
 			      ((struct sockaddr_in *)&ss)->sin_port);
 	sp->cmd.fn = sd_cm_listen_cmd;
 	sp->close_cmd.fn = sd_cm_listen_close_cmd;
 	sd_engine_submit(&sp->cmd);
-	return DAT_SUCCESS;
+	return 0;
 }
 
 void sd_sp_release(struct sd_sp *sp)
@@ -329,23 +329,23 @@ static void sp_list(struct sd_sp *sp, struct sd_list *list)
 	pthread_mutex_unlock(&ia->lock);
 }
 
-DAT_RETURN sd_sp_create(struct sd_ia *ia, uint32_t magic, struct sd_evd *evd,
-			DAT_PSP_FLAGS flags, const DAT_COMM *comm,
-			DAT_CONN_QUAL port, struct sd_sp **out)
+int sd_sp_create(struct sd_ia *ia, uint32_t magic, struct sd_evd *evd,
+		 DAT_PSP_FLAGS flags, const DAT_COMM *comm, DAT_CONN_QUAL port,
+		 struct sd_sp **out)
 {
 	struct sd_sp *sp;
-	DAT_RETURN ret;
+	int ret;
 
 	sp = sp_new(ia, magic, magic == SD_MAGIC_CSP ? DAT_HANDLE_TYPE_CSP :
 						       DAT_HANDLE_TYPE_PSP, evd);
 	if (sp == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return -ENOMEM;
 	sp->flags = flags;
 	if (comm != NULL)
 		sp->comm = *comm;
 	sp_list(sp, &ia->psps);
 	ret = sd_sp_listen(sp, ia, port);
-	if (ret != DAT_SUCCESS) {
+	if (ret < 0) {
 		/* Never listened: undo by hand, nothing reached the engine. */
 		pthread_mutex_lock(&ia->lock);
 		sd_list_del(&sp->obj.node);
@@ -356,5 +356,5 @@ DAT_RETURN sd_sp_create(struct sd_ia *ia, uint32_t magic, struct sd_evd *evd,
 		return ret;
 	}
 	*out = sp;
-	return DAT_SUCCESS;
+	return 0;
 }

@@ -53,20 +53,21 @@ struct sd_sp {
  * A new service point of kind @magic (SD_MAGIC_PSP or SD_MAGIC_CSP, the
  * latter with its socket triple @comm) of @ia for the CR EVD @evd,
  * with @flags, listed in ia->psps with its EVD reference and listening
- * at @port (sd_sp_listen). DAT_SUCCESS and *@out; on any error nothing
- * is left behind. Any thread; takes ia->lock.
+ * at @port (sd_sp_listen). 0 and *@out, -ENOMEM, or an error of
+ * sd_sp_listen; on any error nothing is left behind. Any thread; takes
+ * ia->lock.
  */
-DAT_RETURN sd_sp_create(struct sd_ia *ia, uint32_t magic, struct sd_evd *evd,
-			DAT_PSP_FLAGS flags, const DAT_COMM *comm,
-			DAT_CONN_QUAL port, struct sd_sp **out);
+int sd_sp_create(struct sd_ia *ia, uint32_t magic, struct sd_evd *evd,
+		 DAT_PSP_FLAGS flags, const DAT_COMM *comm, DAT_CONN_QUAL port,
+		 struct sd_sp **out);
 
 /*
  * Opens the listening socket of @sp on @ia's address, port @port (0: the
- * kernel picks; the real one is stored in sp->conn_qual). DAT_SUCCESS,
- * DAT_CONN_QUAL_IN_USE, DAT_INVALID_PARAMETER (port > 65535) or
- * DAT_INSUFFICIENT_RESOURCES. Consumer thread, no lock.
+ * kernel picks; the real one is stored in sp->conn_qual). 0, -EDOM (a
+ * qualifier that folds to port 0), -EADDRINUSE (the port is taken), or
+ * -EIO (no listener could be made). Consumer thread, no lock.
  */
-DAT_RETURN sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port);
+int sd_sp_listen(struct sd_sp *sp, struct sd_ia *ia, DAT_CONN_QUAL port);
 
 /* Stops listening at once and lets the engine free @sp. */
 void sd_sp_release(struct sd_sp *sp);

@@ -751,7 +751,7 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 		goto out;
 	}
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 		goto out;
 	}
 	if (ep->cm_act > 0 || ep->cm_pas > 0) {
@@ -762,7 +762,7 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	}
 	if (a.recv_completion_flags != ep->attr.recv_completion_flags &&
 	    ep->rq.count > 0) {
-		ret = sd_qp_state_err(ep->state);
+		ret = sd_api_state_err(ep->state);
 		goto out;
 	}
 	requeue = a.max_recv_dtos != ep->attr.max_recv_dtos ||
@@ -772,7 +772,7 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	if (requeue) {
 		/* Only with nothing posted: receives may be queued. */
 		if (ep->sq.count > 0 || ep->rq.count > 0) {
-			ret = sd_qp_state_err(ep->state);
+			ret = sd_api_state_err(ep->state);
 			goto out;
 		}
 		memset(&sq, 0, sizeof(sq));
@@ -868,7 +868,7 @@ DAT_RETURN DAT_API sd_ud_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 	if (dup->freed)
 		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	else if (dup->state != DAT_EP_STATE_CONNECTED)
-		ret = sd_qp_state_err(dup->state);
+		ret = sd_api_state_err(dup->state);
 	else if (!dup->has_remote)
 		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (ret == DAT_SUCCESS) {

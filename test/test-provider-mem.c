@@ -36,11 +36,11 @@
  * here, so dat_rmr_bind refuses every EP handle before it gets this far
  * (binds are tested over connections in test-provider-mem2.c).
  */
-DAT_RETURN sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
-			   DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
-			   DAT_RMR_CONTEXT *ctx)
+int sd_qp_post_bind(struct sd_ep *ep, const struct sd_bind *b,
+		    DAT_RMR_COOKIE cookie, DAT_COMPLETION_FLAGS flags,
+		    DAT_RMR_CONTEXT *ctx, DAT_EP_STATE *state)
 {
-	(void)ep, (void)b, (void)cookie, (void)flags, (void)ctx;
+	(void)ep, (void)b, (void)cookie, (void)flags, (void)ctx, (void)state;
 	abort();
 }
 
