@@ -71,12 +71,10 @@ static const struct {
 #undef SD_ERRNO_ROW
 };
 
-DAT_RETURN sd_api_err(int err, const struct sd_argpos *pos)
+DAT_RETURN sd_api_errno(int err, const struct sd_argpos *pos)
 {
 	size_t i;
 
-	if (err == 0)
-		return DAT_SUCCESS;
 	for (i = 0; i < SD_ARRAY_SIZE(errno_map); i++) {
 		int sub = errno_map[i].sub;
 

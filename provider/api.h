@@ -80,9 +80,15 @@ struct sd_argpos {
 /*
  * The DAT_RETURN of negative errno @err from the layers below, for a call
  * whose arguments stand at @pos: the one place such a translation is
- * written (api.c, SD_ERRNO_MAP). 0 gives DAT_SUCCESS. An errno the table
- * lacks is a provider bug: logged, and DAT_INTERNAL_ERROR.
+ * written (api.c, SD_ERRNO_MAP). 0 gives DAT_SUCCESS, inline: a post that
+ * succeeds pays no call. An errno the table lacks is a provider bug:
+ * logged, and DAT_INTERNAL_ERROR.
  */
-DAT_RETURN sd_api_err(int err, const struct sd_argpos *pos);
+DAT_RETURN sd_api_errno(int err, const struct sd_argpos *pos);
+
+static inline DAT_RETURN sd_api_err(int err, const struct sd_argpos *pos)
+{
+	return err == 0 ? DAT_SUCCESS : sd_api_errno(err, pos);
+}
 
 #endif

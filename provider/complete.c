@@ -59,16 +59,6 @@ bool sd_complete_notifies(const struct sd_wqe *w, bool recv,
 }
 
 /*
- * Posts an event that sd_evq_post_dto cannot express (an RMR bind, an
- * extended DTO, a receive with invalidate), a notification event only
- * when @notify (sd_complete_notifies).
- */
-static int post_event(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
-{
-	return sd_evq_post_completion(evd, ev, notify);
-}
-
-/*
  * The `dto` line of a completion (trace.h): every DTO that was posted
  * successfully has exactly one, whether its event is queued to @evd, or
  * suppressed or dropped (evd=none, and dropped=freed for an EP freed
@@ -147,7 +137,7 @@ void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 			(DAT_RMR_HANDLE)w->x.bind.rmr;
 		ev.event_data.rmr_completion_event_data.user_cookie = w->cookie;
 		ev.event_data.rmr_completion_event_data.status = status;
-		r = post_event(evd, &ev, notify);
+		r = sd_evq_post_completion(evd, &ev, notify);
 		goto out;
 	}
 	if (!(recv ? w->has_imm : w->op >= SD_WR_WRITE_IMM) &&
@@ -167,7 +157,7 @@ void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		ev.event_number = DAT_DTO_COMPLETION_EVENT;
 		dto->operation = DAT_DTO_RECEIVE_WITH_INVALIDATE;
 		dto->rmr_context = w->remote.rmr_context;
-		r = post_event(evd, &ev, notify);
+		r = sd_evq_post_completion(evd, &ev, notify);
 		goto out;
 	}
 	/* OFED's extended completion (post.h, sd_post_write_imm). */
@@ -182,7 +172,7 @@ void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 		dto->operation = dto_op[w->op];
 		ext->type = ext_type[w->op];
 	}
-	r = post_event(evd, &ev, notify);
+	r = sd_evq_post_completion(evd, &ev, notify);
 out:
 	/*
 	 * Traced once the post said whether the EVD held the event; this

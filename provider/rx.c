@@ -147,9 +147,8 @@ static int take_receive(struct sd_ep *ep)
 
 	if (ep->srq != NULL) {
 		/* SRQ-1, SRQ-4, SRQ-6 */
-		if (sd_srqbuf_take(ep->srq, &ep->srq_wait, srq_refuse, ep,
-				   &w) == 0)
-			w->ep = ep;
+		(void)sd_srqbuf_take(ep->srq, &ep->srq_wait, srq_refuse, ep,
+				     &w);	/* NULL unless taken */
 		ep->rx.from_srq = true;
 	} else {
 		w = sd_wq_at(&ep->rq, 0);

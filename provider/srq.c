@@ -228,7 +228,6 @@ DAT_RETURN DAT_API sd_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT n,
 	w->nsge = k;
 	w->len = total;
 	w->done = 0;
-	w->ep = NULL;
 	memcpy(w->sge, sge, k * sizeof(*sge));
 	srq->avail[(srq->avail_head + srq->avail_count) % srq->size] = idx;
 	srq->avail_count++;

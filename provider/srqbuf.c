@@ -188,7 +188,6 @@ struct sd_wqe *sd_srqbuf_take_dgram(struct sd_srq *srq)
 	pthread_mutex_lock(&srq->lock);
 	if (srq->avail_count > 0) {
 		w = srq_pop(srq);
-		w->ep = NULL;
 	}
 	pthread_mutex_unlock(&srq->lock);
 	return w;
@@ -201,7 +200,6 @@ void sd_srqbuf_release(struct sd_srq *srq, struct sd_wqe *w, bool requeue)
 	pthread_mutex_lock(&srq->lock);
 	idx = slot_index(srq, w);
 	srq->taken--;
-	w->ep = NULL;
 	if (requeue) {
 		srq->avail_head = (srq->avail_head + srq->size - 1) % srq->size;
 		srq->avail[srq->avail_head] = idx;

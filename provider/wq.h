@@ -76,7 +76,6 @@ struct sd_wqe {
 	uint64_t		done;		/* bytes sent or placed so far */
 	struct sd_sge		*sge;		/* the queue's max_sge slots for this WQE */
 	DAT_RMR_TRIPLET		remote;		/* RDMA write/read, atomic target */
-	struct sd_ep		*ep;		/* SRQ buffers: the EP that took it */
 	union {
 		uint8_t		atomic[16];	/* atomics: the request's payload
 						 * (SD_ATOMIC_ARGS, proto.h) */
