@@ -226,15 +226,8 @@ void sd_progress_wait(struct sd_evd *evd,
 	if (evd->spin_fails < SPIN_FAILS || ++evd->spin_probe % SPIN_PROBE == 0)
 		spin_ns = sd_engine_spin_get();
 
-	if (spin_ns > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &spin_end);
-		spin_end.tv_sec += (time_t)(spin_ns / 1000000000);
-		spin_end.tv_nsec += (long)(spin_ns % 1000000000);
-		if (spin_end.tv_nsec >= 1000000000L) {
-			spin_end.tv_sec++;
-			spin_end.tv_nsec -= 1000000000L;
-		}
-	}
+	if (spin_ns > 0)	/* whole microseconds (SOFTDAPL_SPIN_US) */
+		sd_deadline(&spin_end, (DAT_TIMEOUT)(spin_ns / 1000));
 	while (!over(evd, threshold)) {
 		unsigned n = drive_collect(evd, eps), nfd;
 		struct timespec left;
