@@ -320,6 +320,8 @@ static int sock_read_msg(struct sd_sock *sock, uint8_t type, struct sd_cm_msg *m
 				return -EPROTO;
 			}
 			want += m->pdata_len;
+			if (m->type == SD_CM_ACCEPT && (m->flags & SD_CM_F_SHM))
+				want += SD_CM_SHM_EXT_SIZE;
 			if (sock->in_have == want) {
 				if (sd_trace_enabled())
 					trace_cm_rx(sock, NULL);
@@ -335,6 +337,20 @@ static int sock_read_msg(struct sd_sock *sock, uint8_t type, struct sd_cm_msg *m
 			return n == -EAGAIN ? 0 : (int)n;
 		sock->in_have += (uint32_t)n;
 	}
+}
+
+/* Whether @a and @b are addresses of the same host (ports aside). */
+static bool same_host(const struct sockaddr_storage *a,
+		      const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		      &((const struct sockaddr_in6 *)b)->sin6_addr,
+		      sizeof(struct in6_addr)) == 0;
 }
 
 /* The handshake attributes of @ep (ep->lock). */
@@ -354,6 +370,80 @@ static void ep_fill_msg(const struct sd_ep *ep, struct sd_cm_msg *m, uint8_t typ
 	m->rd_in = (uint32_t)ep->attr.max_rdma_read_in;
 	m->rd_out = (uint32_t)ep->attr.max_rdma_read_out;
 	m->pdata_len = ep->pdata_len;
+	if (type == SD_CM_HELLO && sd_shm_policy() != SD_SHM_OFF)
+		m->flags = SD_CM_F_SHM;	/* shared memory if on one host */
+}
+
+/*
+ * Listener, engine, ep->lock: the ACCEPT @m about to go out on @sock.
+ * When the HELLO @hello offered shared memory, the peer is on this host
+ * and the setting allows, makes a segment (shm.c): the ACCEPT names it,
+ * and @sock's stream becomes the shared-memory one, which learns from the
+ * RTU whether the requester attached. Otherwise, or when no segment can
+ * be made, the connection stays on TCP. Returns the extension bytes to
+ * append to the ACCEPT (0 or SD_CM_SHM_EXT_SIZE) in @ext.
+ */
+static unsigned shm_offer(struct sd_sock *sock, const struct sd_cm_msg *hello,
+			  struct sd_cm_msg *m, uint8_t *ext)
+{
+	struct sockaddr_storage l, r;
+	struct sd_cm_shm_ext e;
+	struct sd_stream *s;
+	const char *why = "";
+	int err;
+
+	if (!(hello->flags & SD_CM_F_SHM) || sd_shm_policy() == SD_SHM_OFF ||
+	    sock->tp != &sd_tcp)
+		return 0;
+	if (sock->tp->peer(sock->stream, &l, &r) != 0 || !same_host(&l, &r)) {
+		sd_dbg("ep %p: TCP: the requester is on another host",
+		       (void *)sock->ep);
+		return 0;
+	}
+	err = sd_shm_offer(sock->stream, &e, &s, &why);
+	if (err < 0) {
+		sd_dbg("ep %p: TCP: no shared memory segment (%s: %s)",
+		       (void *)sock->ep, why, strerror(-err));
+		return 0;
+	}
+	sock->stream = s;
+	sock->tp = &sd_shm;
+	m->flags |= SD_CM_F_SHM;
+	sd_cm_shm_ext_pack(&e, ext);
+	sd_dbg("ep %p: offered shared memory (%u-byte rings)", (void *)sock->ep,
+	       e.ring_size);
+	return SD_CM_SHM_EXT_SIZE;
+}
+
+/*
+ * Requester, engine, ep->lock: the ACCEPT @m in sock->in offered shared
+ * memory; attach, and send the RTU and everything after it through the
+ * segment, or stay on TCP (SOFTDAPL_DEBUG says why).
+ */
+static void shm_attach(struct sd_ep *ep, struct sd_sock *sock,
+		       const struct sd_cm_msg *m)
+{
+	struct sd_cm_shm_ext e;
+	struct sd_stream *s;
+	const char *why = "";
+	int err;
+
+	if (!(m->flags & SD_CM_F_SHM) || sock->tp != &sd_tcp)
+		return;
+	if (sd_shm_policy() == SD_SHM_OFF) {
+		sd_dbg("ep %p: TCP: SOFTDAPL_TRANSPORT=tcp", (void *)ep);
+		return;
+	}
+	sd_cm_shm_ext_unpack(&e, sock->in + SD_CM_MSG_SIZE + m->pdata_len);
+	err = sd_shm_attach(sock->stream, &e, &s, &why);
+	if (err < 0) {
+		sd_dbg("ep %p: TCP: cannot attach the listener's segment (%s: %s)",
+		       (void *)ep, why, strerror(-err));
+		return;
+	}
+	sock->stream = s;
+	sock->tp = &sd_shm;
+	sd_dbg("ep %p: shared memory (%u-byte rings)", (void *)ep, e.ring_size);
 }
 
 /* Takes the peer's limits from its HELLO or ACCEPT. ep->lock. */
@@ -485,6 +575,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	}
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_RX);
 	ep_take_peer(ep, &m);
+	shm_attach(ep, sock, &m);	/* the RTU goes the way chosen */
 	memset(&m, 0, sizeof(m));
 	m.magic = SD_PROTO_MAGIC;
 	m.version = SD_PROTO_VERSION;
@@ -579,20 +670,6 @@ static void hs_step(struct sd_ep *ep, struct sd_sock *sock, int events,
 		sd_list_del(&sock->hs_node);
 		sd_list_init(&sock->hs_node);
 	}
-}
-
-/* Whether @a and @b are addresses of the same host (ports aside). */
-static bool same_host(const struct sockaddr_storage *a,
-		      const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-		      &((const struct sockaddr_in6 *)b)->sin6_addr,
-		      sizeof(struct in6_addr)) == 0;
 }
 
 void sd_cm_peer_order(struct sd_ep *ep)
@@ -806,6 +883,11 @@ static void sock_linger(struct sd_sock *sock)
 		sock->cr->sock = NULL;
 		sock->cr = NULL;
 	}
+	if (sock->reset) {
+		sock->tp->reset(sock->stream);
+		sock_close(sock);
+		return;
+	}
 	sock_deadline(sock, SD_LINGER_MS);
 	linger_io(sock, 0, UV_WRITABLE | UV_READABLE);
 }
@@ -959,8 +1041,14 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 			cm_cnt(ep->obj.ia, ep->rx.h.op == SD_OP_DISCONNECT ?
 			       DCNT_IA_CM_DREP_TX : DCNT_IA_CM_DREQ_TX);
 	} else if (sd_tx_mid_frame(ep)) {
-		/* Mid-frame: nothing more may follow; the peer sees EOF. */
+		/*
+		 * Mid-frame: nothing more may follow. A disconnect still
+		 * tells the peer it was one (a reset: DISCONNECTED there, as
+		 * the peer of an InfiniBand QP that disconnects gets); any
+		 * other end shows as the end of the stream (BROKEN).
+		 */
 		sock->out_len = sock->out_done = 0;
+		sock->reset = ctl != NULL && ctl->op == SD_OP_DISCONNECT;
 	}
 	if (ep->tx.disc_sent)
 		sock->shut_wr = true;
@@ -1124,6 +1212,8 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	struct sd_cr *cr = sd_container_of(cmd, struct sd_cr, cmd);
 	struct sd_sock *sock = cr->sock;
 	struct sd_ep *ep = cr->accept_ep;
+	uint8_t ext[SD_CM_SHM_EXT_SIZE];
+	unsigned ext_len;
 	struct sd_cm_msg m;
 
 	SD_ASSERT_ENGINE();
@@ -1170,7 +1260,10 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	ep->local_port = cr->conn_qual;
 	ep_take_peer(ep, &cr->hello);
 	ep_fill_msg(ep, &m, SD_CM_ACCEPT);
+	ext_len = shm_offer(sock, &cr->hello, &m, ext);
 	sock_put_msg(sock, &m, ep->pdata);
+	memcpy(sock->out + sock->out_len, ext, ext_len);
+	sock->out_len += ext_len;
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_TX);
 	sock->in_have = 0;	/* the HELLO is consumed; the RTU comes next */
 	sock_set_phase(sock, SD_SK_ACCEPTED, "accepted");

@@ -174,6 +174,17 @@ DAT_RETURN DAT_API sd_ep_create_with_srq(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 /* ------------------------------------------------------------------ */
 /* Query and modify                                                    */
 
+/*
+ * dat_ep_query's provider-specific attribute: while the EP is connected,
+ * SOFTDAPL_TRANSPORT says what its connection uses, "tcp" or "shm"
+ * (shared memory on one host, shm.c); not there otherwise, so that a
+ * query's attributes can always be given back to dat_ep_modify.
+ */
+static const DAT_NAMED_ATTR ep_transport[] = {
+	{ "SOFTDAPL_TRANSPORT", "tcp" },
+	{ "SOFTDAPL_TRANSPORT", "shm" },
+};
+
 DAT_RETURN DAT_API sd_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 			       DAT_EP_PARAM *p)
 {
@@ -200,6 +211,13 @@ DAT_RETURN DAT_API sd_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	p->connect_evd_handle = (DAT_EVD_HANDLE)ep->conn_evd;
 	p->srq_handle = (DAT_SRQ_HANDLE)ep->srq;
 	p->ep_attr = ep->attr;
+	/* What the connection moves its bytes with, while it has one. */
+	if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA) {
+		p->ep_attr.ep_provider_specific_count = 1;
+		p->ep_attr.ep_provider_specific = (DAT_NAMED_ATTR *)(uintptr_t)
+			(ep->sock->tp == &sd_shm && sd_shm_is_ring(ep->sock->stream) ?
+			 &ep_transport[1] : &ep_transport[0]);
+	}
 	pthread_mutex_unlock(&ep->lock);
 	return DAT_SUCCESS;
 }

@@ -423,7 +423,8 @@ DAT_RETURN DAT_API sd_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 /*
  * The provider-specific named attributes: the set OFED's openib providers
  * give (dapls_query_provider_specific_attr), which consumers read by name,
- * with values true of softdapl, and SOFTDAPL_TRANSPORT. OFED takes the
+ * with values true of softdapl, and SOFTDAPL_TRANSPORT (the setting: auto,
+ * tcp or copy; dat_ep_query names what a connection uses). OFED takes the
  * port's facts from the HCA; softdapl takes them from the IA's interface
  * as a RoCE device does (Linux rxe), read once at open (params.c):
  *
@@ -461,10 +462,9 @@ static const DAT_NAMED_ATTR named_const[] = {
 	{ DAT_IB_ATTR_CMP_AND_SWAP, "TRUE" },
 	{ DAT_IB_ATTR_UD, "TRUE" },
 	{ DAT_IB_ATTR_COUNTERS, "TRUE" },
-	{ "SOFTDAPL_TRANSPORT", "tcp" },
 };
-/* The 8 made per IA, then these. */
-_Static_assert(8 + SD_ARRAY_SIZE(named_const) <= SD_IA_NAMED_MAX,
+/* The 8 made per IA, then these, then SOFTDAPL_TRANSPORT. */
+_Static_assert(8 + SD_ARRAY_SIZE(named_const) + 1 <= SD_IA_NAMED_MAX,
 	       "struct sd_ia_named holds them all");
 
 /* The IB MTU of a UD datagram in one packet of an interface of @mtu. */
@@ -514,6 +514,10 @@ void sd_ia_named_init(struct sd_ia_named *nd, const struct sd_ia_addr *a)
 #undef NAMED
 	for (i = 0; i < SD_ARRAY_SIZE(named_const); i++)
 		nd->attr[nd->n++] = named_const[i];
+	/* What connections on this host may use (transport.h). */
+	nd->attr[nd->n].name = "SOFTDAPL_TRANSPORT";
+	nd->attr[nd->n++].value = sd_shm_policy() == SD_SHM_OFF ? "tcp" :
+				  sd_shm_policy() == SD_SHM_COPY ? "copy" : "auto";
 }
 
 /*

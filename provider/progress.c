@@ -151,9 +151,12 @@ static void drive_one(struct sd_ep *ep)
  * and placed, what is queued is written. An EP whose lock another thread
  * holds is skipped (that thread moves it). When @pfd is not NULL, fills it
  * with the sockets worth sleeping on (readable means work) and returns how
- * many. No lock held.
+ * many; with @ready too, arms them for sleeping (wait_arm) and sets
+ * *@ready when one had work already (then the caller does not sleep). No
+ * lock held.
  */
-static unsigned drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
+static unsigned drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd,
+		      bool *ready)
 {
 	unsigned i, nfd = 0;
 
@@ -167,7 +170,12 @@ static unsigned drive(struct sd_ep **eps, unsigned n, struct pollfd *pfd)
 			/* Waiting for a receive (RNR), readable is no news. */
 			if (pfd != NULL && ep->sock != NULL &&
 			    ep->rx.state != SD_RX_BUF) {
-				pfd[nfd].fd = ep->sock->tp->wait_fd(ep->sock->stream);
+				struct sd_sock *sock = ep->sock;
+
+				if (ready != NULL &&
+				    sock->tp->wait_arm(sock->stream))
+					*ready = true;
+				pfd[nfd].fd = sock->tp->wait_fd(sock->stream);
 				pfd[nfd].events = POLLIN | POLLRDHUP;
 				pfd[nfd].revents = 0;
 				nfd++;
@@ -188,7 +196,7 @@ bool sd_progress_poll(struct sd_evd *evd)
 	if (n == 0)
 		return false;
 	pthread_mutex_unlock(&evd->lock);
-	drive(eps, n, NULL);
+	drive(eps, n, NULL, NULL);
 	drive_put(eps, n);
 	pthread_mutex_lock(&evd->lock);
 	return true;
@@ -230,6 +238,7 @@ void sd_progress_wait(struct sd_evd *evd,
 		sd_deadline(&spin_end, (DAT_TIMEOUT)(spin_ns / 1000));
 	while (!over(evd, threshold)) {
 		unsigned n = drive_collect(evd, eps), nfd;
+		bool ready = false;
 		struct timespec left;
 		int64_t ns = 0;
 		int efd;
@@ -241,12 +250,17 @@ void sd_progress_wait(struct sd_evd *evd,
 			continue;
 		}
 		pthread_mutex_unlock(&evd->lock);
-		nfd = drive(eps, n, pfd + 1);
+		/* Arm the streams for sleeping only once spinning is over. */
+		nfd = drive(eps, n, pfd + 1, spin_ns > 0 ? NULL : &ready);
 		pthread_mutex_lock(&evd->lock);
 		if (over(evd, threshold) ||
 		    (until != NULL && (ns = ns_until(until)) <= 0)) {
 			drive_put(eps, n);
 			break;
+		}
+		if (ready) {		/* bytes came after the pass looked */
+			drive_put(eps, n);
+			continue;
 		}
 		if (spin_ns > 0) {
 			if (ns_until(&spin_end) > 0) {
@@ -258,6 +272,8 @@ void sd_progress_wait(struct sd_evd *evd,
 			spin_ns = 0;
 			if (evd->spin_fails < SPIN_FAILS)
 				evd->spin_fails++;
+			drive_put(eps, n);
+			continue;	/* one more pass, arming to sleep */
 		}
 		efd = sd_evq_wait_fd(evd);
 		if (efd < 0) {
@@ -306,6 +322,11 @@ void sd_progress_io(struct sd_ep *ep, int status, int events)
 	if (events & UV_READABLE && status >= 0 && !(events & UV_DISCONNECT) &&
 	    sd_progress_driven(ep)) {
 		sd_progress_park(ep);	/* a consumer reads it (progress.h) */
+	} else if (events & UV_DISCONNECT && ep->rx.state == SD_RX_BUF) {
+		/* RNR, and the peer has gone: nothing more will be read. */
+		sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
+			    "peer closed while waiting for a receive");
+		return;
 	} else if (events & UV_READABLE || status < 0 ||
 		   (ep->parked && events & UV_DISCONNECT)) {
 		/* Twice nothing: consumers read it first (progress.c). */
@@ -315,11 +336,6 @@ void sd_progress_io(struct sd_ep *ep, int status, int events)
 			 ep->rx.state != SD_RX_BUF &&
 			 uv_now(sd_engine_loop()) >= ep->park_hold)
 			sd_progress_park(ep);
-	} else if (events & UV_DISCONNECT && ep->rx.state == SD_RX_BUF) {
-		/* RNR, and the peer has gone: nothing more will be read. */
-		sd_qp_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, NULL,
-			    "peer closed while waiting for a receive");
-		return;
 	}
 	if (ep->sock == NULL)
 		return;

@@ -60,7 +60,38 @@ struct sd_cm_msg {
 	uint32_t	rd_in;		/* reads the sender serves at once */
 	uint32_t	rd_out;		/* reads the sender issues at once */
 	uint16_t	pdata_len;	/* private data bytes that follow */
-	/* 6 bytes reserved, sent as zero, ignored */
+	uint8_t		flags;		/* enum sd_cm_flags */
+	/* 5 bytes reserved, sent as zero, ignored */
+};
+
+/*
+ * Handshake flags. A peer that does not know a flag ignores it (the byte
+ * was reserved and sent as zero), so an offer is only ever answered by a
+ * peer that understands it.
+ *
+ * SD_CM_F_SHM: in a HELLO, the requester can move its data through shared
+ * memory (shm.c) if the listener is on the same host. In the ACCEPT that
+ * answers it, the listener made a segment for this connection: an
+ * SD_CM_SHM_EXT_SIZE extension follows the private data, naming it. The
+ * requester either attaches and sends everything from its RTU on through
+ * the segment, or stays on TCP; the listener tells which from where the
+ * RTU arrives.
+ */
+enum sd_cm_flags {
+	SD_CM_F_SHM	= 1u << 0,
+};
+
+/*
+ * The ACCEPT's segment extension: the listener's pid (u32), the bytes of
+ * each ring (u32), and a 64-bit random nonce (u64). The segment's name is
+ * made of the pid and the nonce (shm.c); its header repeats both.
+ */
+#define SD_CM_SHM_EXT_SIZE	16
+
+struct sd_cm_shm_ext {
+	uint32_t	pid;
+	uint32_t	ring_size;
+	uint64_t	nonce;
 };
 
 enum sd_reject_reason {
@@ -227,6 +258,7 @@ static inline void sd_cm_pack(const struct sd_cm_msg *m, uint8_t *b)
 	sd_put32(b + 24, m->rd_in);
 	sd_put32(b + 28, m->rd_out);
 	sd_put16(b + 32, m->pdata_len);
+	b[34] = m->flags;
 }
 
 static inline void sd_cm_unpack(struct sd_cm_msg *m, const uint8_t *b)
@@ -241,6 +273,23 @@ static inline void sd_cm_unpack(struct sd_cm_msg *m, const uint8_t *b)
 	m->rd_in = sd_get32(b + 24);
 	m->rd_out = sd_get32(b + 28);
 	m->pdata_len = sd_get16(b + 32);
+	m->flags = b[34];
+}
+
+static inline void sd_cm_shm_ext_pack(const struct sd_cm_shm_ext *e,
+				      uint8_t *b)
+{
+	sd_put32(b + 0, e->pid);
+	sd_put32(b + 4, e->ring_size);
+	sd_put64(b + 8, e->nonce);
+}
+
+static inline void sd_cm_shm_ext_unpack(struct sd_cm_shm_ext *e,
+					const uint8_t *b)
+{
+	e->pid = sd_get32(b + 0);
+	e->ring_size = sd_get32(b + 4);
+	e->nonce = sd_get64(b + 8);
 }
 
 /*
@@ -279,5 +328,62 @@ static inline void sd_hdr_unpack(struct sd_hdr *h, const uint8_t *b)
 	h->tag = sd_get32(b + 24);
 	h->code = sd_get32(b + 28);
 }
+
+/* ------------------------------------------------------------------ */
+/* The same-host segment (shm.c)                                       */
+
+/*
+ * A connection between two processes of one host and one user may move
+ * its bytes through a shared-memory segment instead of TCP (SD_CM_F_SHM).
+ * The segment holds two rings of bytes, each a byte stream that carries
+ * exactly what TCP would have carried (the handshake's RTU, then data
+ * frames); the TCP connection stays up, carrying only wake-ups (one byte,
+ * any value, meaning "look at the rings") and, by its end, the news that
+ * the peer is gone.
+ *
+ * Both ends are on one host: fields are native-endian, at the offsets
+ * below, and the ring fields are read and written with atomic operations
+ * in place. Ring 0 carries listener -> requester, ring 1 requester ->
+ * listener. Everything in the segment is written by a peer and checked
+ * by its reader before use (shm.c): a position beyond what a ring can
+ * hold breaks the connection; a byte in a ring is a frame byte, which
+ * rx.c checks as it checks those from TCP.
+ *
+ *   0    u32  magic SD_SHM_MAGIC
+ *   4    u32  version SD_SHM_VERSION
+ *   8    u64  nonce (the ACCEPT's)
+ *   16   u32  ring size in bytes
+ *   20   u32  listener's pid
+ *   24   u32  requester's pid (written when it attaches)
+ *   64 + 128 * r   ring r, its writer's cache line:
+ *        +0  u64 tail: bytes written since the start
+ *        +8  u32 closed: the writer has written its last byte:
+ *                SD_SHM_END, or SD_SHM_RESET when it aborted (the
+ *                reader then fails with a reset, as TCP's RST)
+ *        +12 u32 wr_waiting: the writer waits for room (wants a wake-up)
+ *   128 + 128 * r  ring r, its reader's cache line:
+ *        +0  u64 head: bytes consumed since the start
+ *        +8  u32 rd_armed: the reader sleeps (wants a wake-up on data)
+ *   SD_SHM_HDR_SIZE + r * ring size: ring r's bytes, byte i of the stream
+ *        at i modulo ring size
+ */
+#define SD_SHM_MAGIC		0x4d485344u	/* "SDHM" */
+#define SD_SHM_VERSION		1
+#define SD_SHM_HDR_SIZE		512
+#define SD_SHM_OFF_NONCE	8
+#define SD_SHM_OFF_RING_SIZE	16
+#define SD_SHM_OFF_PID_L	20
+#define SD_SHM_OFF_PID_R	24
+#define SD_SHM_OFF_WRITER(r)	(64 + 128 * (r))
+#define SD_SHM_OFF_READER(r)	(128 + 128 * (r))
+#define SD_SHM_W_TAIL		0
+#define SD_SHM_W_CLOSED		8
+#define SD_SHM_W_WAITING	12
+#define SD_SHM_R_HEAD		0
+#define SD_SHM_R_ARMED		8
+#define SD_SHM_END		1
+#define SD_SHM_RESET		2
+#define SD_SHM_RING_MIN		4096u
+#define SD_SHM_RING_MAX		(16u << 20)
 
 #endif

@@ -47,8 +47,14 @@ enum sd_sock_phase {
  * reaches it only through @tp.
  */
 struct sd_sock {
-	struct sd_stream *stream;	/* const until the engine closes it */
-	const struct sd_transport *tp;	/* const: its transport */
+	/*
+	 * The stream and its transport. Set when made; changed once at most,
+	 * by the engine under ep->lock during the handshake, when a same-host
+	 * connection moves to shared memory (cm.c: sd_shm_offer and
+	 * sd_shm_attach wrap the TCP stream); then const until closed.
+	 */
+	struct sd_stream *stream;
+	const struct sd_transport *tp;
 	uv_timer_t	deadline;	/* engine: the handshake stage's time
 					 * limit (cm.c, on_deadline) */
 	uv_timer_t	hold;		/* engine: fault.c's delays; set up only
@@ -59,6 +65,8 @@ struct sd_sock {
 					 * peer owes a handshake answer */
 	uint8_t		phase;		/* attached: ep->lock; else engine */
 	bool		shut_wr;	/* attached: ep->lock; else engine */
+	bool		reset;		/* detached mid-frame by a disconnect:
+					 * end with the transport's reset */
 	int		handles;	/* engine: the stream and timers not
 					 * yet closed */
 	struct sd_ep	*ep;		/* engine, set once: holds a reference */
@@ -77,8 +85,8 @@ struct sd_sock {
 	 * Attached: ep->lock; else engine.
 	 */
 	struct sd_trace_conn trace;
-	uint8_t		out[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
-	uint8_t		in[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
+	uint8_t		out[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA + SD_CM_SHM_EXT_SIZE];
+	uint8_t		in[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA + SD_CM_SHM_EXT_SIZE];
 };
 
 /*

@@ -133,7 +133,7 @@
  * LAYERS-BEGIN
  *   1  util.c obj.c trace.c params.c ctx.c reg.c
  *   2  engine.c
- *   3  wq.c mem.c evq.c trigger.c srqbuf.c tcp.c
+ *   3  wq.c mem.c evq.c trigger.c srqbuf.c tcp.c shm.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udep.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c

@@ -487,6 +487,12 @@ static int tcp_wait_fd(const struct sd_stream *s)
 	return s->fd;
 }
 
+static bool tcp_wait_arm(struct sd_stream *s)
+{
+	(void)s;
+	return false;	/* readable exactly when bytes or the end wait */
+}
+
 static void stream_free(struct sd_stream *s)
 {
 	sd_closed_cb done = s->done;
@@ -512,6 +518,13 @@ static void tcp_close(struct sd_stream *s, sd_closed_cb done, void *arg)
 		uv_close((uv_handle_t *)&s->poll, stream_closed_cb);
 	else
 		stream_free(s);	/* never armed: any thread */
+}
+
+static void tcp_reset(struct sd_stream *s)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+	(void)setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 }
 
 static int tcp_peer(const struct sd_stream *s, struct sockaddr_storage *local,
@@ -551,8 +564,10 @@ const struct sd_transport sd_tcp = {
 	.readv		= sd_tcp_readv,
 	.arm		= tcp_arm,
 	.wait_fd	= tcp_wait_fd,
+	.wait_arm	= tcp_wait_arm,
 	.shutdown_wr	= tcp_shutdown_wr,
 	.close		= tcp_close,
+	.reset		= tcp_reset,
 	.peer		= tcp_peer,
 	.set_liveness	= tcp_set_liveness,
 };

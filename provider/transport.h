@@ -161,6 +161,13 @@ struct sd_transport {
 	 * EVD instead). Constant while @s lives.
 	 */
 	int (*wait_fd)(const struct sd_stream *s);
+	/*
+	 * The caller is about to sleep on wait_fd: from now on, bytes that
+	 * arrive (or the end) make it readable. Returns true when some are
+	 * there already, and the caller does not sleep. Same threads and
+	 * locks as readv. (TCP: the fd is readable exactly then; false.)
+	 */
+	bool (*wait_arm)(struct sd_stream *s);
 
 	/*
 	 * Half-closes @s after the last byte written: the peer reads the end
@@ -176,6 +183,13 @@ struct sd_transport {
 	 * and is freed, @done called, before close returns.
 	 */
 	void (*close)(struct sd_stream *s, sd_closed_cb done, void *arg);
+	/*
+	 * Engine, right before close: ends @s as an abort, not an end. The
+	 * peer reads what was written before, then its reads fail with
+	 * -ECONNRESET instead of reading the end of the stream (TCP: a reset,
+	 * SO_LINGER 0), so it knows the cut was meant even mid-frame.
+	 */
+	void (*reset)(struct sd_stream *s);
 
 	/*
 	 * Any thread. The addresses of @s's two ends, either pointer NULL
@@ -196,6 +210,49 @@ struct sd_transport {
 
 /* TCP (tcp.c). */
 extern const struct sd_transport sd_tcp;
+
+/*
+ * Shared memory between two processes of one host and one user (shm.c):
+ * a stream of it wraps the TCP stream its handshake ran on, and moves the
+ * bytes through rings in a segment both map (proto.h, "The same-host
+ * segment"); the TCP stream carries wake-ups and the peer's end. Its
+ * open, connect and listening slots are stubs: cm.c makes its streams
+ * with the two calls below.
+ */
+extern const struct sd_transport sd_shm;
+
+struct sd_cm_shm_ext;
+
+/* SOFTDAPL_TRANSPORT: what a connection on one host may use. */
+enum sd_shm_policy {
+	SD_SHM_AUTO,	/* "auto" (default): shared memory where it can */
+	SD_SHM_OFF,	/* "tcp": TCP only */
+	SD_SHM_COPY,	/* "copy": shared memory, every byte through rings */
+};
+
+/* The setting, read once (a bad value is said, and auto taken). Any thread. */
+enum sd_shm_policy sd_shm_policy(void);
+
+/*
+ * Listener, engine: makes a segment for the connection on TCP stream
+ * @tcp, whose HELLO offered shared memory, and fills @ext for the ACCEPT.
+ * *@out wraps @tcp (which it owns from now on) and carries the ACCEPT by
+ * TCP; what comes next decides: an RTU in the ring means the requester
+ * attached, one by TCP that it did not (sd_shm_is_ring tells which). 0,
+ * or -errno and *@why (the connection stays on @tcp, which is untouched).
+ */
+int sd_shm_offer(struct sd_stream *tcp, struct sd_cm_shm_ext *ext,
+		 struct sd_stream **out, const char **why);
+/*
+ * Requester, engine: attaches to the segment an ACCEPT's @ext names,
+ * after checking that it is its user's own, closed to others and the one
+ * offered. *@out wraps @tcp (owned from now on) and sends everything
+ * through the ring, the RTU first. 0, or -errno and *@why (@tcp untouched).
+ */
+int sd_shm_attach(struct sd_stream *tcp, const struct sd_cm_shm_ext *ext,
+		  struct sd_stream **out, const char **why);
+/* Whether @s (of sd_shm) moves its bytes through the rings by now. */
+bool sd_shm_is_ring(const struct sd_stream *s);
 
 /*
  * The transport of every connection and service point: TCP, until an IA

@@ -103,6 +103,7 @@ TEST_ENTRY(strerror_every_code)
 #include "test-list-ud2.h"
 #include "test-list-ctx.h"
 #include "test-list-env.h"
+#include "test-list-transport.h"
 #include "test-list-fuzz.h"
 #include "test-list-netns.h"
 #include "test-list-faults.h"

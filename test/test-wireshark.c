@@ -907,6 +907,8 @@ TEST_IMPL(wireshark_capture_examples)
 		TEST_SKIP(why);
 
 	sdt_conf("lo");
+	/* Wireshark sees what goes over TCP: no shared memory on one host. */
+	test_setenv("SOFTDAPL_TRANSPORT", "tcp");
 	test_setenv("SOFTDAPL_TRACE", test_path("trace-%p.log"));
 	for (i = 0; examples[i] != NULL; i++) {
 		snprintf(path, sizeof(path), "%s/examples/%s", test_builddir(),

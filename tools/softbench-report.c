@@ -60,7 +60,9 @@ static const char *num(double v, char *buf, size_t len)
 
 void sb_report_header(const struct sb_opts *o, const char *where)
 {
-	printf("softbench: softdapl (IA %s) against raw TCP, %s\n", o->ia_name, where);
+	printf("softbench: softdapl (IA %s, SOFTDAPL_TRANSPORT=%s) against raw TCP, %s\n",
+	       o->ia_name, getenv("SOFTDAPL_TRANSPORT") ? getenv("SOFTDAPL_TRANSPORT") :
+	       "auto", where);
 	printf("  command: %s\n", o->cmdline);
 	printf("  %d runs per point (median, min, max); sizes are bytes per message\n",
 	       o->reps);

@@ -56,7 +56,10 @@ static void usage(FILE *f)
 "  --csv FILE       write the results as CSV\n"
 "  --plot FILE      draw latency and bandwidth against size (.svg or .png)\n"
 "                   with bench-plot, which needs gnuplot\n"
-"  --port N         the control port (--server: default any, printed)\n");
+"  --port N         the control port (--server: default any, printed)\n"
+"  --transport T    what softdapl's connections use on one host: auto\n"
+"                   (shared memory, the default), tcp or copy (sets\n"
+"                   SOFTDAPL_TRANSPORT for both processes)\n");
 }
 
 static char conf_path[1024];
@@ -296,6 +299,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "softbench: %s: unknown option or missing value\n", a);
 			usage(stderr);
 			return 2;
+		} else if (strcmp(a, "--transport") == 0) {
+			if (strcmp(v, "auto") != 0 && strcmp(v, "tcp") != 0 &&
+			    strcmp(v, "copy") != 0)
+				sb_die("--transport: auto, tcp or copy");
+			setenv("SOFTDAPL_TRANSPORT", v, 1);
 		} else if (strcmp(a, "-D") == 0) {
 			o.ia_name = v;
 		} else if (strcmp(a, "--only") == 0) {

@@ -1,0 +1,19 @@
+/* Tests of the provider: transport (see test-list.h for the macros). */
+
+/* test-provider-transport.c: SOFTDAPL_TRANSPORT, shared memory, hostile rings */
+TEST_ENTRY(provider_transport_default_shm)
+TEST_ENTRY(provider_transport_forced_tcp)
+TEST_ENTRY(provider_transport_forced_copy)
+TEST_ENTRY(provider_transport_bad_setting)
+TEST_ENTRY(provider_transport_two_processes_shm)
+TEST_ENTRY(provider_transport_listener_tcp)
+TEST_ENTRY(provider_transport_requester_tcp)
+TEST_ENTRY(provider_transport_peer_killed)
+TEST_ENTRY(provider_transport_offer_declined)
+TEST_ENTRY(provider_hostile_ring_tail_jump)
+TEST_ENTRY(provider_hostile_ring_tail_back)
+TEST_ENTRY(provider_hostile_ring_end_mid_frame)
+TEST_ENTRY(provider_hostile_ring_head_jump)
+TEST_ENTRY(provider_hostile_ring_garbage)
+TEST_ENTRY(provider_hostile_ring_peer_gone)
+HELPER_ENTRY(transport_listener)

@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Which transport a connection takes (SOFTDAPL_TRANSPORT, provider/shm.c),
+ * what dat_ep_query and the IA's attributes say about it, and what a peer
+ * on shared memory can do to us: stay on TCP after an offer, write
+ * impossible ring positions, end a ring mid-frame, or die.
+ *
+ * The raw requester here speaks the handshake by hand (proto.h): it sends
+ * a HELLO that offers shared memory, reads the ACCEPT and its segment
+ * extension, and then either answers by TCP or attaches the segment
+ * itself (it is a process of the same user) and writes into the rings.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+
+#include "../provider/proto.h"
+#include "provider-conn.h"
+#include "provider-util.h"
+#include "test.h"
+
+/* The value of the EP's SOFTDAPL_TRANSPORT attribute, or "" when none. */
+static const char *ep_transport(DAT_EP_HANDLE ep)
+{
+	DAT_EP_PARAM p;
+	DAT_COUNT i;
+
+	ASSERT_OK(dat_ep_query(ep, DAT_EP_FIELD_ALL, &p));
+	for (i = 0; i < p.ep_attr.ep_provider_specific_count; i++)
+		if (strcmp(p.ep_attr.ep_provider_specific[i].name,
+			   "SOFTDAPL_TRANSPORT") == 0)
+			return p.ep_attr.ep_provider_specific[i].value;
+	return "";
+}
+
+/* The IA's SOFTDAPL_TRANSPORT provider attribute (the setting). */
+static const char *ia_transport(DAT_IA_HANDLE ia)
+{
+	DAT_PROVIDER_ATTR pa;
+	DAT_COUNT i;
+
+	ASSERT_OK(dat_ia_query(ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &pa));
+	for (i = 0; i < pa.num_provider_specific_attr; i++)
+		if (strcmp(pa.provider_specific_attr[i].name,
+			   "SOFTDAPL_TRANSPORT") == 0)
+			return pa.provider_specific_attr[i].value;
+	return "";
+}
+
+/* One message each way, checked, over a connected pair. */
+static void ping(struct sdt_node *c, struct sdt_node *s, uint64_t k)
+{
+	memset(c->buf, (int)k, 4096);
+	ASSERT_OK(sdt_recv(s, 8192, 4096, k));
+	ASSERT_OK(sdt_send(c, 0, 4096, k, 0));
+	sdt_expect_dto(c->req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, k);
+	sdt_expect_dto(s->recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, k);
+	ASSERT_EQ(s->buf[8192 + 4095], (char)k);
+}
+
+/* Both ends in this process, with the setting @setting (NULL: unset). */
+static void one_process(const char *setting, const char *want_ia,
+			const char *want_ep)
+{
+	struct sdt_node c, s;
+	DAT_IA_HANDLE ia;
+
+	test_setenv("SOFTDAPL_TRANSPORT", setting);
+	ia = sdt_open_ia(NULL, NULL);
+	ASSERT_STR_EQ(ia_transport(ia), want_ia);
+	sdt_node_init(&c, ia, NULL, 65536);
+	sdt_node_init(&s, ia, NULL, 65536);
+	ASSERT_STR_EQ(ep_transport(c.ep), "");		/* not connected */
+	sdt_connect(&c, &s);
+	ASSERT_STR_EQ(ep_transport(c.ep), want_ep);
+	ASSERT_STR_EQ(ep_transport(s.ep), want_ep);
+	ping(&c, &s, 1);
+	ping(&s, &c, 2);
+	sdt_disconnect(&c, &s);
+	ASSERT_STR_EQ(ep_transport(c.ep), "");
+	sdt_node_fini(&c);
+	sdt_node_fini(&s);
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+TEST_IMPL(provider_transport_default_shm)
+{
+	one_process(NULL, "auto", "shm");
+	return 0;
+}
+
+TEST_IMPL(provider_transport_forced_tcp)
+{
+	one_process("tcp", "tcp", "tcp");
+	return 0;
+}
+
+TEST_IMPL(provider_transport_forced_copy)
+{
+	one_process("copy", "copy", "shm");
+	return 0;
+}
+
+TEST_IMPL(provider_transport_bad_setting)
+{
+	one_process("udp", "auto", "shm");	/* said, and auto taken */
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A listener in another process                                       */
+
+/*
+ * argv[1]: the listener's SOFTDAPL_TRANSPORT; argv[2]: "echo" or "sink";
+ * argv[3], if there: the transport its connection must use. Accepts one
+ * connection, checks that, then takes messages of
+ * up to 16 KiB (echoing each 4 KiB one back with "echo") until the
+ * requester disconnects or dies.
+ */
+HELPER_IMPL(transport_listener)
+{
+	struct sdt_node s;
+	DAT_IA_HANDLE ia;
+	DAT_EVENT ev;
+	uint64_t k;
+
+	test_setenv("SOFTDAPL_TRANSPORT", argv[1]);
+	ia = sdt_open_ia(NULL, NULL);
+	sdt_node_init(&s, ia, NULL, 1 << 20);
+	ASSERT_OK(dat_psp_create_any(ia, &s.port, s.cr_evd,
+				     DAT_PSP_CONSUMER_FLAG, &s.psp));
+	for (k = 0; k < 64; k++)
+		ASSERT_OK(sdt_recv(&s, (size_t)k * 16384, 16384, k));
+	test_helper_ready("%u", (unsigned)s.port);
+	ev = sdt_wait(s.cr_evd, 20000);
+	ASSERT_EQ(ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+	ASSERT_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+				s.ep, 0, NULL));
+	sdt_expect_conn(s.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
+	if (argc > 3)
+		ASSERT_STR_EQ(ep_transport(s.ep), argv[3]);
+	for (;;) {
+		DAT_DTO_COMPLETION_EVENT_DATA *d;
+		DAT_COUNT nmore;
+
+		if (dat_evd_wait(s.recv_evd, 30000000, 1, &ev, &nmore) != DAT_SUCCESS)
+			return 1;
+		d = &ev.event_data.dto_completion_event_data;
+		if (d->status != DAT_DTO_SUCCESS)
+			break;		/* flushed: the requester left */
+		k = d->user_cookie.as_64;
+		if (d->transfered_length == 4096 && strcmp(argv[2], "echo") == 0) {
+			ASSERT_OK(sdt_send(&s, (size_t)k * 16384, 4096, 1000 + k, 0));
+			sdt_expect_dto(s.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND,
+				       1000 + k);
+		}
+		ASSERT_OK(sdt_recv(&s, (size_t)k * 16384, 16384, k));
+	}
+	return 0;
+}
+
+/*
+ * Connects to a transport_listener run with @their setting, from this
+ * process with @ours; checks what both ends say they use and one echo.
+ */
+static void two_processes(const char *ours, const char *their,
+			  const char *want)
+{
+	struct sdt_node c;
+	struct sockaddr_storage ss;
+	DAT_IA_HANDLE ia;
+	test_helper_t *h;
+	const char *line;
+	int status;
+
+	test_setenv("SOFTDAPL_TRANSPORT", ours);
+	h = test_spawn_helper("transport_listener", their, "echo", want, NULL);
+	ASSERT_OK(test_helper_wait_ready(h, &line));
+	ia = sdt_open_ia(NULL, NULL);
+	sdt_node_init(&c, ia, NULL, 65536);
+	sdt_ia_addr(ia, &ss);
+	ASSERT_OK(sdt_recv(&c, 16384, 4096, 7));
+	ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss,
+				 (DAT_CONN_QUAL)atoi(line), DAT_TIMEOUT_INFINITE,
+				 0, NULL, DAT_QOS_BEST_EFFORT,
+				 DAT_CONNECT_DEFAULT_FLAG));
+	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
+	ASSERT_STR_EQ(ep_transport(c.ep), want);
+	memset(c.buf, 0x5a, 4096);
+	ASSERT_OK(sdt_send(&c, 0, 4096, 1, 0));
+	sdt_expect_dto(c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 1);
+	sdt_expect_dto(c.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 7);
+	ASSERT_EQ(c.buf[16384 + 4095], 0x5a);
+	ASSERT_OK(dat_ep_disconnect(c.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
+	ASSERT_OK(test_helper_wait(h, 20, &status));
+	ASSERT_EXIT_CODE(status, 0);
+	test_helper_free(h);
+	sdt_node_fini(&c);
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+TEST_IMPL(provider_transport_two_processes_shm)
+{
+	two_processes("auto", "auto", "shm");
+	return 0;
+}
+
+TEST_IMPL(provider_transport_listener_tcp)
+{
+	two_processes("auto", "tcp", "tcp");	/* no offer: TCP */
+	return 0;
+}
+
+TEST_IMPL(provider_transport_requester_tcp)
+{
+	two_processes("tcp", "auto", "tcp");	/* nothing asked: TCP */
+	return 0;
+}
+
+/*
+ * A listener killed (SIGKILL) while 128 messages of 16 KiB are on their
+ * way through a 64 KiB ring: every one completes exactly once (done or
+ * flushed), the connection ends (BROKEN or DISCONNECTED), nothing hangs.
+ */
+TEST_IMPL(provider_transport_peer_killed)
+{
+	enum { N = 128, LEN = 16384 };
+	struct sdt_node c;
+	struct sockaddr_storage ss;
+	unsigned char seen[N];
+	DAT_IA_HANDLE ia;
+	test_helper_t *h;
+	const char *line;
+	DAT_EVENT ev;
+	int i, status;
+
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
+	h = test_spawn_helper("transport_listener", "auto", "sink", NULL);
+	ASSERT_OK(test_helper_wait_ready(h, &line));
+	ia = sdt_open_ia(NULL, NULL);
+	sdt_node_init(&c, ia, NULL, LEN);
+	sdt_ia_addr(ia, &ss);
+	ASSERT_OK(dat_ep_connect(c.ep, (DAT_IA_ADDRESS_PTR)&ss,
+				 (DAT_CONN_QUAL)atoi(line), DAT_TIMEOUT_INFINITE,
+				 0, NULL, DAT_QOS_BEST_EFFORT,
+				 DAT_CONNECT_DEFAULT_FLAG));
+	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
+	ASSERT_STR_EQ(ep_transport(c.ep), "shm");
+	for (i = 0; i < N; i++)
+		ASSERT_OK(sdt_send(&c, 0, LEN, (uint64_t)i, 0));
+	ASSERT_OK(test_helper_kill(h, SIGKILL));
+	ASSERT_OK(test_helper_wait(h, 20, &status));
+	test_helper_free(h);
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < N; i++) {
+		DAT_DTO_COMPLETION_EVENT_DATA *d;
+
+		ev = sdt_wait(c.req_evd, 20000);
+		ASSERT_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
+		d = &ev.event_data.dto_completion_event_data;
+		ASSERT_LT(d->user_cookie.as_64, (uint64_t)N);
+		ASSERT_EQ(seen[d->user_cookie.as_64], 0);	/* exactly once */
+		seen[d->user_cookie.as_64] = 1;
+		ASSERT(d->status == DAT_DTO_SUCCESS ||
+		       d->status == DAT_DTO_ERR_FLUSHED);
+	}
+	ev = sdt_wait(c.conn_evd, 20000);
+	ASSERT(ev.event_number == DAT_CONNECTION_EVENT_BROKEN ||
+	       ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED);
+	sdt_expect_none(c.req_evd, 0);
+	sdt_node_fini(&c);
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A raw requester                                                     */
+
+struct raw {
+	struct sdt_node	s;		/* the listener under test */
+	DAT_IA_HANDLE	ia;
+	int		fd;		/* the requester's TCP socket */
+	struct sd_cm_shm_ext ext;	/* the ACCEPT's offer */
+	uint8_t		*seg;		/* mapped, when attached */
+	size_t		seg_len;
+	uint64_t	tail;		/* bytes written into ring 1 */
+};
+
+static void full_write(int fd, const void *p, size_t n)
+{
+	ASSERT_EQ(write(fd, p, n), (ssize_t)n);
+}
+
+static void full_read(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		ASSERT_EQ(poll(&pfd, 1, 20000), 1);
+		r = read(fd, (uint8_t *)p + got, n - got);
+		ASSERT_GT(r, 0);
+		got += (size_t)r;
+	}
+}
+
+/*
+ * Opens the listener under test (this process, auto) and has a raw
+ * requester send a HELLO that offers shared memory; the listener accepts
+ * and the ACCEPT must offer a segment.
+ */
+static void raw_connect(struct raw *r)
+{
+	struct sockaddr_in sin;
+	struct sd_cm_msg m;
+	uint8_t b[SD_CM_MSG_SIZE + SD_CM_SHM_EXT_SIZE];
+	DAT_EVENT ev;
+
+	memset(r, 0, sizeof(*r));
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
+	r->ia = sdt_open_ia(NULL, NULL);
+	sdt_node_init(&r->s, r->ia, NULL, 65536);
+	ASSERT_OK(dat_psp_create_any(r->ia, &r->s.port, r->s.cr_evd,
+				     DAT_PSP_CONSUMER_FLAG, &r->s.psp));
+	r->fd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_GE(r->fd, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)r->s.port);
+	ASSERT_OK(connect(r->fd, (struct sockaddr *)&sin, sizeof(sin)));
+	memset(&m, 0, sizeof(m));
+	m.magic = SD_PROTO_MAGIC;
+	m.version = SD_PROTO_VERSION;
+	m.type = SD_CM_HELLO;
+	m.conn_qual = r->s.port;
+	m.max_msg = m.max_rdma = 1u << 30;
+	m.rd_in = m.rd_out = 4;
+	m.flags = SD_CM_F_SHM;
+	sd_cm_pack(&m, b);
+	full_write(r->fd, b, SD_CM_MSG_SIZE);
+	ev = sdt_wait(r->s.cr_evd, 20000);
+	ASSERT_EQ(ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+	ASSERT_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+				r->s.ep, 0, NULL));
+	full_read(r->fd, b, SD_CM_MSG_SIZE);
+	sd_cm_unpack(&m, b);
+	ASSERT_OK(sd_cm_check(&m, SD_CM_ACCEPT));
+	ASSERT_EQ(m.pdata_len, 0);
+	ASSERT(m.flags & SD_CM_F_SHM);
+	full_read(r->fd, b, SD_CM_SHM_EXT_SIZE);
+	sd_cm_shm_ext_unpack(&r->ext, b);
+	ASSERT_EQ(r->ext.pid, (uint32_t)getpid());
+}
+
+static void raw_close(struct raw *r)
+{
+	if (r->seg != NULL)
+		munmap(r->seg, r->seg_len);
+	close(r->fd);
+	sdt_node_fini(&r->s);
+	ASSERT_OK(dat_ia_close(r->ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+static uint8_t rtu[SD_CM_MSG_SIZE];
+
+static void make_rtu(void)
+{
+	struct sd_cm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.magic = SD_PROTO_MAGIC;
+	m.version = SD_PROTO_VERSION;
+	m.type = SD_CM_RTU;
+	sd_cm_pack(&m, rtu);
+}
+
+/* The requester stays on TCP after the offer: the listener follows. */
+TEST_IMPL(provider_transport_offer_declined)
+{
+	struct sd_hdr h;
+	uint8_t b[SD_HDR_SIZE + 16];
+	struct raw r;
+
+	raw_connect(&r);
+	ASSERT_OK(sdt_recv(&r.s, 0, 64, 3));
+	make_rtu();
+	full_write(r.fd, rtu, sizeof(rtu));
+	sdt_expect_conn(r.s.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
+	ASSERT_STR_EQ(ep_transport(r.s.ep), "tcp");
+	memset(&h, 0, sizeof(h));
+	h.op = SD_OP_SEND;
+	h.len = 16;
+	sd_hdr_pack(&h, b);
+	memset(b + SD_HDR_SIZE, 0x33, 16);
+	full_write(r.fd, b, sizeof(b));
+	sdt_expect_dto(r.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 3);
+	ASSERT_EQ(r.s.buf[15], 0x33);
+	raw_close(&r);
+	return 0;
+}
+
+/* Attaches the segment the ACCEPT offered, as a requester does. */
+static void raw_attach(struct raw *r)
+{
+	char name[64];
+	int fd;
+
+	snprintf(name, sizeof(name), "/softdapl-%u-%016llx", r->ext.pid,
+		 (unsigned long long)r->ext.nonce);
+	fd = shm_open(name, O_RDWR, 0);
+	ASSERT_GE(fd, 0);
+	r->seg_len = SD_SHM_HDR_SIZE + 2 * (size_t)r->ext.ring_size;
+	r->seg = mmap(NULL, r->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT(r->seg != MAP_FAILED);
+	close(fd);
+	shm_unlink(name);
+}
+
+static uint64_t *w64(struct raw *r, unsigned off)
+{
+	return (uint64_t *)(void *)(r->seg + off);
+}
+
+static uint32_t *w32(struct raw *r, unsigned off)
+{
+	return (uint32_t *)(void *)(r->seg + off);
+}
+
+/* Bytes into ring 1 (requester -> listener), then a wake-up by TCP. */
+static void ring_put(struct raw *r, const void *p, size_t n)
+{
+	uint8_t *ring = r->seg + SD_SHM_HDR_SIZE + r->ext.ring_size;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ring[(r->tail + i) % r->ext.ring_size] = ((const uint8_t *)p)[i];
+	r->tail += n;
+	__atomic_store_n(w64(r, SD_SHM_OFF_WRITER(1) + SD_SHM_W_TAIL), r->tail,
+			 __ATOMIC_RELEASE);
+	full_write(r->fd, "!", 1);
+}
+
+/* Attached, the RTU through the ring, the connection up on shm. */
+static void raw_up(struct raw *r)
+{
+	raw_connect(r);
+	raw_attach(r);
+	make_rtu();
+	ring_put(r, rtu, sizeof(rtu));
+	sdt_expect_conn(r->s.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
+	ASSERT_STR_EQ(ep_transport(r->s.ep), "shm");
+}
+
+static void send_frame(struct raw *r, size_t len, uint8_t fill)
+{
+	uint8_t b[SD_HDR_SIZE + 256];
+	struct sd_hdr h;
+
+	ASSERT_LE(len, 256);
+	memset(&h, 0, sizeof(h));
+	h.op = SD_OP_SEND;
+	h.len = (uint32_t)len;
+	sd_hdr_pack(&h, b);
+	memset(b + SD_HDR_SIZE, fill, len);
+	ring_put(r, b, SD_HDR_SIZE + len);
+}
+
+/*
+ * The attached requester sends a message through the ring (it arrives),
+ * then does something no correct writer does; the listener's connection
+ * breaks, its receives are flushed, and nothing else happens.
+ */
+static void hostile(void (*act)(struct raw *))
+{
+	struct raw r;
+
+	raw_up(&r);
+	ASSERT_OK(sdt_recv(&r.s, 0, 64, 1));
+	ASSERT_OK(sdt_recv(&r.s, 64, 64, 2));
+	send_frame(&r, 16, 0x44);
+	sdt_expect_dto(r.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	ASSERT_EQ(r.s.buf[0], 0x44);
+	act(&r);
+	sdt_expect_dto(r.s.recv_evd, DAT_DTO_ERR_FLUSHED, DAT_DTO_RECEIVE, 2);
+	sdt_expect_conn(r.s.conn_evd, DAT_CONNECTION_EVENT_BROKEN);
+	raw_close(&r);
+}
+
+/* The tail jumps past what the ring can hold. */
+static void act_tail_jump(struct raw *r)
+{
+	r->tail += r->ext.ring_size + 1;
+	__atomic_store_n(w64(r, SD_SHM_OFF_WRITER(1) + SD_SHM_W_TAIL), r->tail,
+			 __ATOMIC_RELEASE);
+	full_write(r->fd, "!", 1);
+}
+
+/* The tail moves back before what the listener consumed. */
+static void act_tail_back(struct raw *r)
+{
+	__atomic_store_n(w64(r, SD_SHM_OFF_WRITER(1) + SD_SHM_W_TAIL),
+			 r->tail - 8, __ATOMIC_RELEASE);
+	full_write(r->fd, "!", 1);
+}
+
+/* Half a header, then the ring's end. */
+static void act_end_mid_frame(struct raw *r)
+{
+	uint8_t half[SD_HDR_SIZE / 2];
+
+	memset(half, 0, sizeof(half));
+	half[0] = SD_OP_SEND;
+	ring_put(r, half, sizeof(half));
+	__atomic_store_n(w32(r, SD_SHM_OFF_WRITER(1) + SD_SHM_W_CLOSED),
+			 SD_SHM_END, __ATOMIC_RELEASE);
+	full_write(r->fd, "!", 1);
+}
+
+/*
+ * The listener's own ring to us: its reader's head (ours to write) moved
+ * past what it wrote. It finds out at its next write.
+ */
+static void act_head_jump(struct raw *r)
+{
+	__atomic_store_n(w64(r, SD_SHM_OFF_READER(0) + SD_SHM_R_HEAD),
+			 (uint64_t)1 << 40, __ATOMIC_RELEASE);
+	ASSERT_OK(sdt_send(&r->s, 0, 16, 9, 0));
+	sdt_expect_dto(r->s.req_evd, DAT_DTO_ERR_FLUSHED, DAT_DTO_SEND, 9);
+}
+
+/* Garbage bytes where a header should be (rx.c's checks, via the ring). */
+static void act_garbage(struct raw *r)
+{
+	uint8_t junk[SD_HDR_SIZE];
+
+	memset(junk, 0xee, sizeof(junk));
+	ring_put(r, junk, sizeof(junk));
+}
+
+TEST_IMPL(provider_hostile_ring_tail_jump)
+{
+	hostile(act_tail_jump);
+	return 0;
+}
+
+TEST_IMPL(provider_hostile_ring_tail_back)
+{
+	hostile(act_tail_back);
+	return 0;
+}
+
+TEST_IMPL(provider_hostile_ring_end_mid_frame)
+{
+	hostile(act_end_mid_frame);
+	return 0;
+}
+
+TEST_IMPL(provider_hostile_ring_head_jump)
+{
+	hostile(act_head_jump);
+	return 0;
+}
+
+TEST_IMPL(provider_hostile_ring_garbage)
+{
+	hostile(act_garbage);
+	return 0;
+}
+
+/* The requester dies (its TCP closes) with half a frame in the ring. */
+TEST_IMPL(provider_hostile_ring_peer_gone)
+{
+	struct raw r;
+	uint8_t half[SD_HDR_SIZE / 2];
+
+	raw_up(&r);
+	ASSERT_OK(sdt_recv(&r.s, 0, 64, 1));
+	memset(half, 0, sizeof(half));
+	ring_put(&r, half, sizeof(half));
+	close(r.fd);
+	r.fd = -1;
+	sdt_expect_dto(r.s.recv_evd, DAT_DTO_ERR_FLUSHED, DAT_DTO_RECEIVE, 1);
+	sdt_expect_conn(r.s.conn_evd, DAT_CONNECTION_EVENT_BROKEN);
+	munmap(r.seg, r.seg_len);
+	r.seg = NULL;
+	sdt_node_fini(&r.s);
+	ASSERT_OK(dat_ia_close(r.ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
