@@ -140,6 +140,9 @@ static void drive_one(struct sd_ep *ep)
 			  ep->tx.ack_passes < ACK_PASSES;
 	if (ep->tx.ack_hold)
 		ep->tx.ack_passes++;
+	/* Room again, and no system call to know it: write on. */
+	if (ep->tx.blocked && ep->sock->tp->writable(ep->sock->stream))
+		ep->tx.blocked = false;
 	sd_tx_progress(ep);
 	ep->tx.ack_hold = false;
 	if (ep->sock != NULL && ep->rx.executed != ep->tx.ack_sent)

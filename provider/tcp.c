@@ -493,6 +493,12 @@ static bool tcp_wait_arm(struct sd_stream *s)
 	return false;	/* readable exactly when bytes or the end wait */
 }
 
+static bool tcp_writable(struct sd_stream *s)
+{
+	(void)s;
+	return false;	/* a system call to know: the engine's POLLOUT */
+}
+
 static void stream_free(struct sd_stream *s)
 {
 	sd_closed_cb done = s->done;
@@ -565,6 +571,7 @@ const struct sd_transport sd_tcp = {
 	.arm		= tcp_arm,
 	.wait_fd	= tcp_wait_fd,
 	.wait_arm	= tcp_wait_arm,
+	.writable	= tcp_writable,
 	.shutdown_wr	= tcp_shutdown_wr,
 	.close		= tcp_close,
 	.reset		= tcp_reset,

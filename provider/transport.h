@@ -168,6 +168,15 @@ struct sd_transport {
 	 * locks as readv. (TCP: the fd is readable exactly then; false.)
 	 */
 	bool (*wait_arm)(struct sd_stream *s);
+	/*
+	 * Whether a write would take bytes now, known without a system call
+	 * (shared memory: a look at the ring); false when that takes the
+	 * engine's readiness (TCP). A consumer thread that moves a stream's
+	 * frames retries a write that found no room when this says so,
+	 * instead of waiting for the engine to be scheduled. Same threads
+	 * and locks as writev.
+	 */
+	bool (*writable)(struct sd_stream *s);
 
 	/*
 	 * Half-closes @s after the last byte written: the peer reads the end
