@@ -17,3 +17,6 @@ TEST_ENTRY(provider_hostile_ring_head_jump)
 TEST_ENTRY(provider_hostile_ring_garbage)
 TEST_ENTRY(provider_hostile_ring_peer_gone)
 HELPER_ENTRY(transport_listener)
+
+/* test-transport-tcp.c: the tests of connections again, over TCP */
+TEST_ENTRY_TIMEOUT(transport_tcp_suite, 3000)
