@@ -19,12 +19,13 @@
  * TCP, which makes the reader's socket readable. The same with
  * wr_waiting for a writer that found the ring full. Either side sets its
  * flag and then checks the ring, the other publishes and then checks the
- * flag, with a full fence between the store and the load on both sides:
- * one of them sees the other (Dekker), so no wake-up is lost. A reader
- * that only polls (dat_evd_dequeue in a loop, an engine that parked the
- * socket) never arms, and the two sides exchange messages without a
- * single system call. The wake-up bytes are drained by whoever is woken
- * (the engine's readiness callback, wait_arm).
+ * flag, each store and load sequentially consistent (one total order, as
+ * a full fence between them would give): one of them sees the other
+ * (Dekker), so no wake-up is lost. A reader that only polls
+ * (dat_evd_dequeue in a loop, an engine that parked the socket) never
+ * arms, and the two sides exchange messages without a single system
+ * call. The wake-up bytes are drained by whoever is woken (the engine's
+ * readiness callback, wait_arm).
  *
  * The end. shutdown_wr marks the ring closed and shuts TCP's write side
  * (its FIN wakes the reader); a peer that dies closes TCP. Either way the
@@ -391,7 +392,7 @@ static void bell(struct shm_stream *m)
 static int64_t rx_avail(struct shm_stream *m)
 {
 	uint64_t tail = __atomic_load_n(u64_at(m->rx_w, SD_SHM_W_TAIL),
-					__ATOMIC_ACQUIRE);
+					__ATOMIC_SEQ_CST);
 	uint64_t n = tail - m->rx_head;
 
 	if (n > m->size) {
@@ -405,7 +406,7 @@ static int64_t rx_avail(struct shm_stream *m)
 static int64_t tx_room(struct shm_stream *m)
 {
 	uint64_t head = __atomic_load_n(u64_at(m->tx_r, SD_SHM_R_HEAD),
-					__ATOMIC_ACQUIRE);
+					__ATOMIC_SEQ_CST);
 	uint64_t used = m->tx_tail - head;
 
 	if (used > m->size) {
@@ -480,9 +481,8 @@ static ssize_t ring_writev(struct shm_stream *m, const struct iovec *iov, int n)
 	ring_copy(m->tx_data, m->size, m->tx_tail, iov, n, k, true);
 	m->tx_tail += k;
 	__atomic_store_n(u64_at(m->tx_w, SD_SHM_W_TAIL), m->tx_tail,
-			 __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(u32_at(m->tx_r, SD_SHM_R_ARMED), __ATOMIC_RELAXED) &&
+			 __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(u32_at(m->tx_r, SD_SHM_R_ARMED), __ATOMIC_SEQ_CST) &&
 	    __atomic_exchange_n(u32_at(m->tx_r, SD_SHM_R_ARMED), 0,
 				__ATOMIC_RELAXED))
 		bell(m);
@@ -518,9 +518,8 @@ static ssize_t ring_readv(struct shm_stream *m, const struct iovec *iov, int n)
 	ring_copy(m->rx_data, m->size, m->rx_head, iov, n, k, false);
 	m->rx_head += k;
 	__atomic_store_n(u64_at(m->rx_r, SD_SHM_R_HEAD), m->rx_head,
-			 __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(u32_at(m->rx_w, SD_SHM_W_WAITING), __ATOMIC_RELAXED) &&
+			 __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(u32_at(m->rx_w, SD_SHM_W_WAITING), __ATOMIC_SEQ_CST) &&
 	    __atomic_exchange_n(u32_at(m->rx_w, SD_SHM_W_WAITING), 0,
 				__ATOMIC_RELAXED))
 		bell(m);
@@ -621,17 +620,16 @@ static int ring_ready(struct shm_stream *m, int want)
 
 	if (want & UV_READABLE)
 		__atomic_store_n(u32_at(m->rx_r, SD_SHM_R_ARMED), 1,
-				 __ATOMIC_RELAXED);
+				 __ATOMIC_SEQ_CST);
 	if (want & UV_WRITABLE)
 		__atomic_store_n(u32_at(m->tx_w, SD_SHM_W_WAITING), 1,
-				 __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+				 __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&m->err, __ATOMIC_RELAXED) != 0)
 		return want;
 	ended = rx_ended(m);
 	if (want & UV_READABLE) {
 		tail = __atomic_load_n(u64_at(m->rx_w, SD_SHM_W_TAIL),
-				       __ATOMIC_ACQUIRE);
+				       __ATOMIC_SEQ_CST);
 		head = __atomic_load_n(u64_at(m->rx_r, SD_SHM_R_HEAD),
 				       __ATOMIC_RELAXED);
 		if (tail != head || ended)
@@ -641,7 +639,7 @@ static int ring_ready(struct shm_stream *m, int want)
 		tail = __atomic_load_n(u64_at(m->tx_w, SD_SHM_W_TAIL),
 				       __ATOMIC_RELAXED);
 		head = __atomic_load_n(u64_at(m->tx_r, SD_SHM_R_HEAD),
-				       __ATOMIC_ACQUIRE);
+				       __ATOMIC_SEQ_CST);
 		if (tail - head < m->size ||
 		    __atomic_load_n(&m->eof, __ATOMIC_RELAXED))
 			ev |= UV_WRITABLE;
@@ -790,8 +788,7 @@ static bool shm_wait_arm(struct sd_stream *s)
 			(UV_WRITABLE | UV_READABLE)) &&
 	    __atomic_load_n(&m->handles_init, __ATOMIC_ACQUIRE))
 		uv_async_send(&m->poke);
-	__atomic_store_n(u32_at(m->rx_r, SD_SHM_R_ARMED), 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(u32_at(m->rx_r, SD_SHM_R_ARMED), 1, __ATOMIC_SEQ_CST);
 	return __atomic_load_n(&m->err, __ATOMIC_RELAXED) != 0 ||
 	       rx_avail(m) != 0 || rx_ended(m);
 }
