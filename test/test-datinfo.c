@@ -105,8 +105,19 @@ TEST_IMPL(datinfo_good_entry)
 	ASSERT_STR_CONTAINS(out, "extensions: IB");
 	ASSERT_STR_CONTAINS(out, "provider softdapl");
 	ASSERT_STR_CONTAINS(out, "not thread safe");
+	ASSERT_STR_CONTAINS(out, "connections on this host: shared memory, else "
+			    "TCP (SOFTDAPL_TRANSPORT=auto)");
 	ASSERT_STR_CONTAINS(out, "1 entry: 1 OK, 0 UNUSABLE");
 	free(out);
+
+	/* The transport setting, as the provider took it. */
+	test_setenv("SOFTDAPL_TRANSPORT", "tcp");
+	out = run_datinfo(NULL, &code, NULL);
+	ASSERT_EQ(code, 0);
+	ASSERT_STR_CONTAINS(out, "connections on this host: TCP "
+			    "(SOFTDAPL_TRANSPORT=tcp)");
+	free(out);
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
 
 	/* -v: every attribute, the library search, the registry's output. */
 	out = run_datinfo(NULL, &code, "-v", NULL);

@@ -183,6 +183,7 @@ static char *format_short(const DAT_IA_ATTR *ia, const DAT_PROVIDER_ATTR *p)
 	char addr[128], *s = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
+	int i;
 
 	if (f == NULL)
 		return NULL;
@@ -213,6 +214,17 @@ static char *format_short(const DAT_IA_ATTR *ia, const DAT_PROVIDER_ATTR *p)
 		p->provider_version_major, p->provider_version_minor,
 		p->dapl_version_major, p->dapl_version_minor,
 		p->is_thread_safe ? "thread safe" : "not thread safe");
+	for (i = 0; i < p->num_provider_specific_attr; i++) {
+		const DAT_NAMED_ATTR *a = &p->provider_specific_attr[i];
+
+		if (strcmp(a->name, "SOFTDAPL_TRANSPORT") != 0)
+			continue;
+		fprintf(f, "connections on this host: %s (SOFTDAPL_TRANSPORT=%s)\n",
+			strcmp(a->value, "tcp") == 0 ? "TCP" :
+			strcmp(a->value, "copy") == 0 ?
+			"shared memory, copied through rings" :
+			"shared memory, else TCP", a->value);
+	}
 	fclose(f);
 	return s;
 }
