@@ -49,10 +49,13 @@
  * lets only processes of the same user (or root) open it; the requester
  * checks in turn that the segment is owned by its own user, is not open
  * to others, and carries the nonce of the ACCEPT in its header. So both
- * ends are processes of one user, which could already read and write each
- * other's memory through ptrace or /proc/pid/mem: the segment grants
- * nothing the kernel does not already allow. The name is unlinked as soon
- * as the requester has it mapped, or the connection ended.
+ * ends are processes of one user, and the segment holds only the frames
+ * between them. The name is unlinked as soon as the requester has it
+ * mapped, or the connection ended; until then (one round trip) another
+ * process of the same user could open it too, which is more than Yama's
+ * ptrace_scope 1 lets it do to us otherwise (README, "Who can reach
+ * what"): passing the segment's descriptor over a UNIX socket instead of
+ * a name closes that.
  *
  * Threads and locks. Bytes move under the core's lock of the connection
  * (ep->lock while attached to an EP), on any thread; readiness (arm and
@@ -369,6 +372,28 @@ static void forget_name(struct shm_stream *m)
 	}
 }
 
+/*
+ * Unmaps the segment: at close, or once the requester stayed on TCP.
+ * Engine, or the core's lock with nothing armed.
+ */
+static void drop_segment(struct shm_stream *m)
+{
+	forget_name(m);
+	if (m->base == NULL)
+		return;
+	munmap(m->base, m->map_len);
+	__atomic_sub_fetch(&mapped_bytes, m->map_len, __ATOMIC_RELAXED);
+	m->base = NULL;
+}
+
+/* The requester did not attach: everything goes through TCP from now on. */
+static void to_tcp(struct shm_stream *m)
+{
+	m->mode = SHM_TCP;
+	drop_segment(m);
+	sd_dbg("shm stream %p: the requester stayed on TCP", (void *)m);
+}
+
 static void set_err(struct shm_stream *m, int err, const char *what)
 {
 	if (__atomic_exchange_n(&m->err, err, __ATOMIC_RELAXED) == 0)
@@ -468,13 +493,18 @@ static ssize_t ring_writev(struct shm_stream *m, const struct iovec *iov, int n)
 
 	if (err != 0)
 		return err;
-	if (m->shut || __atomic_load_n(&m->eof, __ATOMIC_ACQUIRE))
+	if (m->shut)
 		return -EPIPE;
 	room = tx_room(m);
 	if (room < 0)
 		return room;
+	/*
+	 * The peer's end of TCP does not stop our writes: it may have only
+	 * shut its side (a DISCONNECT, answered with ours), as TCP's
+	 * half-close. A ring it no longer drains is another matter.
+	 */
 	if (room == 0)
-		return -EAGAIN;
+		return __atomic_load_n(&m->eof, __ATOMIC_ACQUIRE) ? -EPIPE : -EAGAIN;
 	k = iov_total(iov, n);
 	if (k > (uint64_t)room)
 		k = (size_t)room;
@@ -565,9 +595,7 @@ static uint8_t pending_decide(struct shm_stream *m, bool tcp_readable)
 		sd_dbg("shm stream %p: the requester attached: shared memory",
 		       (void *)m);
 	} else if (tcp_readable && avail == 0) {
-		m->mode = SHM_TCP;
-		forget_name(m);
-		sd_dbg("shm stream %p: the requester stayed on TCP", (void *)m);
+		to_tcp(m);
 	}
 	return m->mode;
 }
@@ -596,11 +624,8 @@ static ssize_t shm_readv(struct sd_stream *s, const struct iovec *iov, int n)
 	if (pending_decide(m, false) == SHM_RING)
 		return ring_readv(m, iov, n);
 	r = sd_tcp_readv(m->tcp, iov, n);
-	if (r != -EAGAIN) {
-		m->mode = SHM_TCP;	/* the RTU (or the end) came by TCP */
-		forget_name(m);
-		sd_dbg("shm stream %p: the requester stayed on TCP", (void *)m);
-	}
+	if (r != -EAGAIN)
+		to_tcp(m);	/* the RTU (or the end) came by TCP */
 	return r;
 }
 
@@ -847,10 +872,7 @@ static void shm_close(struct sd_stream *s, sd_closed_cb done, void *arg)
 {
 	struct shm_stream *m = shm_of(s);
 
-	forget_name(m);
-	munmap(m->base, m->map_len);
-	__atomic_sub_fetch(&mapped_bytes, m->map_len, __ATOMIC_RELAXED);
-	m->base = NULL;
+	drop_segment(m);
 	m->done = done;
 	m->done_arg = arg;
 	m->handles = 1 + 2 * m->handles_init;
