@@ -95,8 +95,11 @@ struct shm_stream {
 	uint8_t		*tx_data;	/* const: the ring we write */
 	uint8_t		*rx_w, *rx_r;	/* const: its writer's and reader's lines */
 	uint8_t		*tx_w, *tx_r;
-	uint64_t	rx_head;	/* ours: what we consumed (published) */
-	uint64_t	tx_tail;	/* ours: what we wrote (published) */
+	uint64_t	rx_head;	/* ours: what we consumed (published);
+					 * the core's lock, atomic stores: the
+					 * engine reads it (ring_ready) */
+	uint64_t	tx_tail;	/* ours: what we wrote (published); the
+					 * same */
 	uint8_t		mode;		/* enum shm_mode; the core's lock */
 	bool		shut;		/* the core's lock: shutdown_wr done */
 	int		eof;		/* atomic: TCP ended or failed */
@@ -105,7 +108,7 @@ struct shm_stream {
 	int		events;		/* atomic: written by the engine only */
 	sd_stream_cb	cb;
 	void		*arg;
-	uv_timer_t	kick;		/* engine: reports again what holds */
+	uv_idle_t	kick;		/* engine: reports again what holds */
 	uv_async_t	poke;		/* any thread: the engine looks again */
 	bool		handles_init;	/* engine; atomic for wait_arm */
 	int		handles;	/* engine: close's: TCP, kick, poke left */
@@ -509,7 +512,7 @@ static ssize_t ring_writev(struct shm_stream *m, const struct iovec *iov, int n)
 	if (k > (uint64_t)room)
 		k = (size_t)room;
 	ring_copy(m->tx_data, m->size, m->tx_tail, iov, n, k, true);
-	m->tx_tail += k;
+	__atomic_store_n(&m->tx_tail, m->tx_tail + k, __ATOMIC_RELAXED);
 	__atomic_store_n(u64_at(m->tx_w, SD_SHM_W_TAIL), m->tx_tail,
 			 __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(u32_at(m->tx_r, SD_SHM_R_ARMED), __ATOMIC_SEQ_CST) &&
@@ -546,7 +549,7 @@ static ssize_t ring_readv(struct shm_stream *m, const struct iovec *iov, int n)
 	if (k > (uint64_t)avail)
 		k = (size_t)avail;
 	ring_copy(m->rx_data, m->size, m->rx_head, iov, n, k, false);
-	m->rx_head += k;
+	__atomic_store_n(&m->rx_head, m->rx_head + k, __ATOMIC_RELAXED);
 	__atomic_store_n(u64_at(m->rx_r, SD_SHM_R_HEAD), m->rx_head,
 			 __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(u32_at(m->rx_w, SD_SHM_W_WAITING), __ATOMIC_SEQ_CST) &&
@@ -632,9 +635,11 @@ static ssize_t shm_readv(struct sd_stream *s, const struct iovec *iov, int n)
 /*
  * Engine, no lock: the events of @want that hold now. Sets the wake-up
  * flags of what is wanted first, so that nothing published after the
- * look is missed. Our own positions are read as published (the core's
- * lock guards the private ones, and the engine does not hold it here);
- * a position the peer made impossible reads as ready, and readv or
+ * look is missed. Our own positions are read from our private copies
+ * (atomic, as the engine does not hold the core's lock here), never from
+ * the segment: the peer can write our published ones too, and a lie there
+ * would have us report bytes that readv does not find, again and again.
+ * A position the peer made impossible reads as ready, and readv or
  * writev then find out.
  */
 static int ring_ready(struct shm_stream *m, int want)
@@ -655,17 +660,16 @@ static int ring_ready(struct shm_stream *m, int want)
 	if (want & UV_READABLE) {
 		tail = __atomic_load_n(u64_at(m->rx_w, SD_SHM_W_TAIL),
 				       __ATOMIC_SEQ_CST);
-		head = __atomic_load_n(u64_at(m->rx_r, SD_SHM_R_HEAD),
-				       __ATOMIC_RELAXED);
+		head = __atomic_load_n(&m->rx_head, __ATOMIC_RELAXED);
 		if (tail != head || ended)
 			ev |= UV_READABLE;
 	}
 	if (want & UV_WRITABLE) {
-		tail = __atomic_load_n(u64_at(m->tx_w, SD_SHM_W_TAIL),
-				       __ATOMIC_RELAXED);
+		tail = __atomic_load_n(&m->tx_tail, __ATOMIC_RELAXED);
 		head = __atomic_load_n(u64_at(m->tx_r, SD_SHM_R_HEAD),
 				       __ATOMIC_SEQ_CST);
-		if (tail - head < m->size ||
+		/* Room, or a head beyond what we wrote (impossible). */
+		if (tail - head != m->size ||
 		    __atomic_load_n(&m->eof, __ATOMIC_RELAXED))
 			ev |= UV_WRITABLE;
 	}
@@ -674,7 +678,7 @@ static int ring_ready(struct shm_stream *m, int want)
 	return ev;
 }
 
-static void kick_cb(uv_timer_t *t);
+static void kick_cb(uv_idle_t *i);
 
 /*
  * Engine, no lock: tells the core what holds of what it armed, and keeps
@@ -682,6 +686,13 @@ static void kick_cb(uv_timer_t *t);
  * handles had their turn), as a level-triggered poll of a socket does:
  * the core may stop reading with bytes left (rx.c's budget) and expects
  * to be told again.
+ *
+ * The kick is an idle handle, run once per loop iteration and stopped by
+ * its callback before it looks. Not a timer of 0 ms: libuv before 1.48
+ * (libuv issue 4245) runs a timer that its own callback restarts with 0
+ * again in the same pass over the timers, so a stream that stays ready
+ * (a peer that lies, a core that waits) kept the loop there for good, and
+ * every connection of the process hung.
  */
 static void report(struct shm_stream *m, int ev)
 {
@@ -691,7 +702,7 @@ static void report(struct shm_stream *m, int ev)
 	if (m->base == NULL || m->mode != SHM_RING || m->events == 0)
 		return;		/* closed by the callback, or not watching */
 	if (ring_ready(m, m->events) != 0)
-		uv_timer_start(&m->kick, kick_cb, 0, 0);
+		uv_idle_start(&m->kick, kick_cb);
 }
 
 static void look_again(struct shm_stream *m)
@@ -701,9 +712,10 @@ static void look_again(struct shm_stream *m)
 	report(m, ring_ready(m, m->events));
 }
 
-static void kick_cb(uv_timer_t *t)
+static void kick_cb(uv_idle_t *i)
 {
-	look_again(t->data);
+	uv_idle_stop(i);
+	look_again(i->data);
 }
 
 static void poke_cb(uv_async_t *a)
@@ -751,7 +763,7 @@ static int shm_arm(struct sd_stream *s, int events, sd_stream_cb cb, void *arg)
 		r = uv_async_init(sd_engine_loop(), &m->poke, poke_cb);
 		if (r < 0)
 			return r;
-		uv_timer_init(sd_engine_loop(), &m->kick);
+		uv_idle_init(sd_engine_loop(), &m->kick);
 		m->kick.data = m;
 		m->poke.data = m;
 		__atomic_store_n(&m->handles_init, true, __ATOMIC_RELEASE);
@@ -761,7 +773,7 @@ static int shm_arm(struct sd_stream *s, int events, sd_stream_cb cb, void *arg)
 		r = sd_tcp.arm(m->tcp, events | (events ? UV_READABLE : 0),
 			       tcp_ready_cb, m);
 		if (r == 0 && (events & UV_READABLE) && ring_ready(m, UV_READABLE))
-			uv_timer_start(&m->kick, kick_cb, 0, 0);
+			uv_idle_start(&m->kick, kick_cb);
 		return r;
 	}
 	if (events == 0) {
@@ -769,7 +781,7 @@ static int shm_arm(struct sd_stream *s, int events, sd_stream_cb cb, void *arg)
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(u32_at(m->tx_w, SD_SHM_W_WAITING), 0,
 				 __ATOMIC_RELAXED);
-		uv_timer_stop(&m->kick);
+		uv_idle_stop(&m->kick);
 		return sd_tcp.arm(m->tcp, 0, tcp_ready_cb, m);
 	}
 	if (!(events & UV_WRITABLE))
@@ -784,7 +796,7 @@ static int shm_arm(struct sd_stream *s, int events, sd_stream_cb cb, void *arg)
 		       UV_READABLE | UV_DISCONNECT : UV_DISCONNECT,
 		       tcp_ready_cb, m);
 	if (r == 0 && ring_ready(m, events) != 0)
-		uv_timer_start(&m->kick, kick_cb, 0, 0);
+		uv_idle_start(&m->kick, kick_cb);
 	return r;
 }
 
