@@ -326,7 +326,7 @@ $(O)/tools/bench-plot: tools/bench-plot
 # clang and libFuzzer into build-fuzz/ and fuzzes each for FUZZ_SECONDS
 # (tools/fuzz-run); FUZZ_TARGETS picks some.
 
-FUZZ_TARGETS	?= conf cm rx ud
+FUZZ_TARGETS	?= conf cm rx ud ring
 FUZZ_SECONDS	?= 30
 FUZZ_CC		?= clang
 # What each harness links besides itself: the parser alone, or the whole
@@ -336,6 +336,7 @@ FUZZ_DEPS_conf	:= $(O)/registry/conf.o
 FUZZ_DEPS_cm	:= $(FUZZ_STACK)
 FUZZ_DEPS_rx	:= $(FUZZ_STACK)
 FUZZ_DEPS_ud	:= $(FUZZ_STACK)
+FUZZ_DEPS_ring	:= $(FUZZ_STACK)
 FUZZ_REPLAY	:= $(FUZZ_TARGETS:%=$(O)/test/fuzz/replay-%)
 .SECONDARY: $(FUZZ_TARGETS:%=$(O)/test/fuzz/fuzz-%.o) $(O)/test/fuzz/replay.o \
 	    $(O)/test/fuzz/peer.o

@@ -58,3 +58,9 @@ TEST_IMPL(fuzz_replay_ud)
 {
 	return replay("ud", 100);
 }
+
+/* provider/shm.c: a requester's hostile segment and frames through it. */
+TEST_IMPL(fuzz_replay_ring)
+{
+	return replay("ring", 100);
+}

@@ -10,7 +10,9 @@
 # option byte (fuzz-rx.c: OPT_*) and name memory by the context index
 # ctx_fix translates (0 the remote-writable LMR, 1 read-only, 2 local-only,
 # 3 the RMR window, 4 the EP-scope RMR window, 5 another PZ's LMR, 6 a
-# freed LMR's context, 7 the receive buffers' LMR).
+# freed LMR's context, 7 the receive buffers' LMR). ring seeds start with
+# fuzz-ring.c's option byte, then its operations (OP_*); the frames they
+# put into the ring name memory as rx seeds do.
 import os
 import shutil
 import struct
@@ -314,6 +316,178 @@ def ud_seeds():
     return s
 
 
+# ---- ring -------------------------------------------------------------------
+# ring options (fuzz-ring.c: OPT_*), the first byte, and its operations
+R_REQS, R_DISC, R_RD1, R_NO_RTU, R_NOREAD = 0x08, 0x10, 0x20, 0x40, 0x80
+(OP_PUT, OP_SET, OP_REWRITE, OP_BELL, OP_READ0, OP_WAIT, OP_DRIVE, OP_POST,
+ OP_VSEND, OP_SHUT, OP_CLOSE, OP_DISC) = range(12)
+(F_TAIL1, F_CLOSED1, F_WAITING1, F_HEAD1, F_ARMED1, F_TAIL0, F_CLOSED0,
+ F_WAITING0, F_HEAD0, F_ARMED0, F_MAGIC, F_VERSION, F_NONCE, F_SIZE,
+ F_PID_L, F_PID_R) = range(16)
+ABS, PLUS, MINUS, PAIR = 0x00, 0x10, 0x20, 0x30
+ADOPT, BELL = 0x40, 0x80
+SHM_END, SHM_RESET = 1, 2
+RING = 4096
+
+
+def put(*frames):
+    b = b"".join(frames)
+    return struct.pack("<BH", OP_PUT, len(b)) + b
+
+
+def setf(field, v=0, how=ABS, adopt=False, bell=False):
+    sel = field | how | (ADOPT if adopt else 0) | (BELL if bell else 0)
+    return struct.pack("<BBQ", OP_SET, sel, v & ((1 << 64) - 1))
+
+
+def rewrite(off, data):
+    return struct.pack("<BHB", OP_REWRITE, off, len(data)) + data
+
+
+def wait(ms=20):
+    return bytes([OP_WAIT, ms])
+
+
+def vsend(k):
+    return bytes([OP_VSEND, k])
+
+
+def disc(abrupt=False):
+    return bytes([OP_DISC, 1 if abrupt else 0])
+
+
+def ring_seeds():
+    s = []
+    add = lambda n, opt, *ops: s.append((n, bytes([opt]) + b"".join(ops)))
+    d = frame(DISCONNECT, tag=TAG_NONE)
+    rtu = cm(RTU, max_msg=0, max_rdma=0, rd_in=0, rd_out=0)
+    r0 = bytes([OP_READ0])
+    # Receive slots as rx's: 0, 4000+1000, 16, 8+24, 128, 1+2+3+100,
+    # 50+0+50, 256; the ring holds 4096 bytes.
+    add("send-every-slot", 7,
+        put(frame(SEND)), put(frame(SEND, pat(5000))), put(frame(SEND, pat(16, 2))),
+        put(frame(SEND_SE, pat(32, 3)), frame(SEND, pat(128, 4))),
+        put(frame(SEND, pat(106, 5)), frame(SEND, pat(77, 6))), wait(), r0,
+        put(d))
+    add("send-wraps", 4, put(frame(SEND)), put(frame(SEND, pat(3000))), wait(),
+        put(frame(SEND, pat(16)), frame(SEND, pat(32))), wait(), put(d))
+    add("send-one-put", 7, put(frame(SEND), frame(SEND, pat(5000)),
+                               frame(SEND, pat(16)), d))
+    add("send-too-long", 1, put(frame(SEND, pat(1))))
+    add("send-rnr", 0, put(frame(SEND, pat(10))), wait())
+    add("send-rnr-post", 0, put(frame(SEND)), wait(),
+        bytes([OP_POST]), put(frame(SEND, pat(5000))), wait(), put(d))
+    add("send-rnr-fills-ring", 0, put(frame(SEND, pat(10)),
+                                      *[frame(ACK)] * 200))
+    add("drive", 7, put(frame(SEND)), bytes([OP_DRIVE]),
+        put(frame(SEND, pat(5000))), bytes([OP_DRIVE]),
+        put(frame(WRITE, pat(3000), rkey=0)), bytes([OP_DRIVE]), put(d))
+    add("write-rw", 0, put(frame(WRITE, pat(100), rkey=0, addr=0)),
+        put(frame(WRITE, pat(8), rkey=0, addr=16376)),
+        put(frame(WRITE, pat(9000), rkey=0, addr=100)), put(d))
+    add("write-rw-past-end", 0, put(frame(WRITE, pat(9), rkey=0, addr=16376)))
+    add("write-window", 0, put(frame(WRITE, pat(512), rkey=3)),
+        put(frame(WRITE, pat(256), rkey=4)), put(d))
+    add("write-window-past-end", 0, put(frame(WRITE, pat(2), rkey=3, addr=511)))
+    add("write-ro", 0, put(frame(WRITE, pat(4), rkey=1)))
+    add("write-imm", 2, put(frame(WRITE_IMM, pat(10), rkey=0, code=0xABCD)),
+        put(frame(WRITE_IMM_SE, rkey=0, code=7)), put(d))
+    add("send-inv-rmr", 2, put(frame(SEND_INV, rkey=3)),
+        put(frame(WRITE, pat(8), rkey=3)))
+    add("read-req", 0, put(frame(READ_REQ, ln=100, rkey=0, tag=0),
+                           frame(READ_REQ, ln=1024, rkey=1, tag=1),
+                           frame(READ_REQ, ln=512, rkey=3, tag=2)),
+        wait(), r0, put(d))
+    add("read-req-big-noread", R_NOREAD,
+        put(frame(READ_REQ, ln=16384, rkey=0, tag=0)), wait(), r0, bytes([OP_BELL]),
+        wait(), r0, put(d))
+    add("atomics", 0, put(frame(FETCH_ADD, atomic_args(5), rkey=0, addr=8, tag=0),
+                          frame(CMP_SWAP, atomic_args(0, 9), rkey=0, addr=16, tag=1),
+                          frame(FETCH_ADD, atomic_args(1), rkey=4, tag=2), d))
+    add("responses", R_REQS, put(frame(READ_RESP, pat(96), tag=0)),
+        put(frame(ATOMIC_RESP, struct.pack("<Q", 41), tag=1, ack=2)),
+        put(frame(ACK, ack=4)),
+        put(frame(ATOMIC_RESP, struct.pack("<Q", 7), tag=4, ack=4)),
+        put(frame(DISCONNECT, ack=5, tag=TAG_NONE)))
+    add("responses-rd1", R_REQS | R_RD1, put(frame(ACK, ack=1)),
+        put(frame(READ_RESP, pat(96), tag=0, ack=1)), wait(), r0,
+        put(frame(DISCONNECT, ack=1, tag=TAG_NONE)))
+    add("response-wrong-len", R_REQS, put(frame(READ_RESP, pat(95), tag=0)))
+    add("terminate", R_REQS, put(frame(TERMINATE, tag=3, code=2)))
+    add("garbage", 1, put(b"\xee" * 32))
+    add("truncated-then-end", 1, put(frame(SEND, pat(100))[:60]),
+        setf(F_CLOSED1, SHM_END, bell=True))
+    add("header-then-end", 1, put(frame(SEND, pat(4))[:16]),
+        setf(F_CLOSED1, SHM_END, bell=True))
+    add("end-in-order", 1, put(frame(SEND, pat(4)), d),
+        setf(F_CLOSED1, SHM_END), bytes([OP_SHUT]))
+    add("reset", 1, put(frame(SEND, pat(4))), setf(F_CLOSED1, SHM_RESET),
+        bytes([OP_BELL]))
+    add("closed-other-value", 1, setf(F_CLOSED1, 0xDEADBEEF, bell=True), wait())
+    add("closed-then-more", 3, setf(F_CLOSED1, SHM_END), put(frame(SEND)),
+        wait(), setf(F_CLOSED1, 0), put(frame(SEND, pat(8))))
+    add("tail-jump", 1, put(frame(SEND, pat(16))), wait(),
+        setf(F_TAIL1, RING + 1, PLUS, bell=True), wait())
+    add("tail-jump-adopt", 1, setf(F_TAIL1, RING * 3, PLUS, adopt=True),
+        put(frame(SEND, pat(16))), wait())
+    add("tail-full-ring", 1, setf(F_TAIL1, RING, PAIR, bell=True), wait(),
+        put(frame(SEND, pat(16))))
+    add("tail-back", 1, put(frame(SEND, pat(16))), wait(),
+        setf(F_TAIL1, 8, MINUS, bell=True), wait())
+    add("tail-back-adopt", 2, put(frame(SEND, pat(16))), wait(),
+        setf(F_TAIL1, 48, MINUS, adopt=True), put(frame(SEND, pat(16))), wait())
+    add("tail-huge", 1, setf(F_TAIL1, (1 << 64) - 1, bell=True), wait())
+    add("tail-ahead-of-bytes", 2, setf(F_TAIL1, 32, PLUS, bell=True), wait(),
+        put(frame(SEND, pat(16))))
+    add("rewrite-unread", 2, setf(F_WAITING1, 0), put(frame(SEND, pat(16)),
+                                                      frame(SEND, pat(2000))),
+        rewrite(0, hdr(SEND, ln=0xFFFFFF)), rewrite(40, b"\xff" * 200), wait())
+    add("head0-jump", 1, setf(F_HEAD0, 1 << 40), vsend(1), wait(), r0)
+    add("head0-back", 1, vsend(10), wait(), r0, setf(F_HEAD0, 64, MINUS),
+        vsend(200), vsend(200), vsend(200), wait(), r0)
+    add("head0-pair", 1, vsend(10), setf(F_HEAD0, 0, PAIR, adopt=True),
+        vsend(20), r0)
+    add("armed0", 1, setf(F_ARMED0, 1), vsend(4), wait(), r0,
+        setf(F_ARMED0, 0xFFFFFFFF), vsend(4), r0)
+    add("waiting1", 3, setf(F_WAITING1, 1), put(frame(SEND)), wait(),
+        setf(F_WAITING1, 7), put(frame(SEND, pat(8))), wait())
+    add("victim-lines", 3, setf(F_HEAD1, 100, PLUS, bell=True), wait(),
+        put(frame(SEND)), setf(F_ARMED1, 5), setf(F_TAIL0, 4000),
+        setf(F_CLOSED0, SHM_END), setf(F_WAITING0, 1), vsend(2), wait(),
+        put(frame(SEND, pat(8))), wait())
+    add("header-fields", 3, setf(F_MAGIC, 0), setf(F_VERSION, 9),
+        setf(F_NONCE, 1), setf(F_SIZE, 0xFFFFFFFF), setf(F_PID_L, 0),
+        setf(F_PID_R, 1), put(frame(SEND), d))
+    add("ring0-full-noread", R_NOREAD | 1, *[vsend(255)] * 3, wait(), r0,
+        wait(), r0, put(d))
+    add("ring0-full-end", R_NOREAD | 1, *[vsend(255)] * 6)
+    add("ring0-full-head-lies", R_NOREAD, *[vsend(255)] * 3,
+        setf(F_HEAD0, 1 << 33, bell=True), wait())
+    add("disconnect", R_DISC | 2, put(frame(SEND)), wait(), r0)
+    add("disconnect-op", 2, vsend(3), disc(), wait(), r0, put(d), wait())
+    add("disconnect-abrupt", 2, vsend(3), disc(True), wait(), r0)
+    add("shut-mid-frame", 2, put(frame(SEND, pat(100))[:50]), bytes([OP_SHUT]))
+    add("close-mid-frame", 2, put(frame(SEND, pat(100))[:50]), bytes([OP_CLOSE]),
+        put(frame(SEND, pat(100))[50:]))
+    add("close-full-ring", 0, put(frame(SEND, pat(10)), *[frame(ACK)] * 200),
+        bytes([OP_CLOSE]))
+    # The RTU left to the input.
+    add("no-rtu-ring", R_NO_RTU | 2, put(rtu), put(frame(SEND), d))
+    add("no-rtu-with-frames", R_NO_RTU | 2, put(rtu, frame(SEND),
+                                                frame(SEND, pat(8)), d))
+    add("no-rtu-tcp", R_NO_RTU | 2, bytes([OP_BELL]), wait())
+    add("no-rtu-none", R_NO_RTU)
+    add("no-rtu-half", R_NO_RTU, put(rtu[:20]), wait())
+    add("no-rtu-bad", R_NO_RTU, put(cm(RTU, pdata=b"zz")))
+    add("no-rtu-garbage", R_NO_RTU, put(b"\x00" * 40))
+    add("no-rtu-tail-jump", R_NO_RTU, setf(F_TAIL1, RING + 1, bell=True),
+        wait())
+    add("no-rtu-closed", R_NO_RTU, setf(F_CLOSED1, SHM_END, bell=True))
+    add("no-rtu-close", R_NO_RTU, bytes([OP_CLOSE]))
+    add("empty", 7 | R_REQS)
+    return s
+
+
 # ---- conf -------------------------------------------------------------------
 def conf_seeds():
     good = 'u2.0 nonthreadsafe default libx.so dapl.2.0 "p" ""'
@@ -359,3 +533,4 @@ if __name__ == "__main__":
     write_dir("cm", cm_seeds())
     write_dir("ud", ud_seeds())
     write_dir("conf", conf_seeds())
+    write_dir("ring", ring_seeds())
