@@ -18,6 +18,8 @@
  *      trigger.c    CNO triggering and the proxy agent
  *      srqbuf.c     SRQ buffers: the FIFO, take and give-back
  *      tcp.c        TCP behind transport.h, the seam a transport fills
+ *      shm.c        shared memory between processes of one host, behind
+ *                   the same seam, over a TCP stream
  *   4  the connection core, the one cycle of files:
  *      qp.c         the EP: state machine, the one failure path
  *                   (sd_qp_close), watermarks, creation, release, flush,
@@ -56,7 +58,7 @@
  *   3h wq.h       work requests and queues; the limits of EPs and SRQs
  *      evq.h      EVD and CNO; evq.c, trigger.c, async errors
  *      srqbuf.h   the SRQ and its buffers
- *      transport.h  the transport seam (tcp.c)
+ *      transport.h  the transport seam (tcp.c, shm.c)
  *   4h sock.h     sockets (cm.c)
  *      wire.h     tx and rx state; tx.c, rx.c, complete.c; fault.c
  *      progress.h progress from consumer threads (progress.c)
