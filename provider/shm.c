@@ -694,6 +694,12 @@ static void kick_cb(uv_idle_t *i);
  * (a peer that lies, a core that waits) kept the loop there for good, and
  * every connection of the process hung.
  */
+static void kick_if_ready(struct shm_stream *m, int want)
+{
+	if (ring_ready(m, want) != 0)
+		uv_idle_start(&m->kick, kick_cb);
+}
+
 static void report(struct shm_stream *m, int ev)
 {
 	if (ev == 0)
@@ -701,8 +707,7 @@ static void report(struct shm_stream *m, int ev)
 	m->cb((struct sd_stream *)(void *)m, 0, ev, m->arg);
 	if (m->base == NULL || m->mode != SHM_RING || m->events == 0)
 		return;		/* closed by the callback, or not watching */
-	if (ring_ready(m, m->events) != 0)
-		uv_idle_start(&m->kick, kick_cb);
+	kick_if_ready(m, m->events);
 }
 
 static void look_again(struct shm_stream *m)
@@ -772,8 +777,8 @@ static int shm_arm(struct sd_stream *s, int events, sd_stream_cb cb, void *arg)
 		/* TCP as asked (the ACCEPT going out), and the ring's RTU. */
 		r = sd_tcp.arm(m->tcp, events | (events ? UV_READABLE : 0),
 			       tcp_ready_cb, m);
-		if (r == 0 && (events & UV_READABLE) && ring_ready(m, UV_READABLE))
-			uv_idle_start(&m->kick, kick_cb);
+		if (r == 0 && (events & UV_READABLE))
+			kick_if_ready(m, UV_READABLE);
 		return r;
 	}
 	if (events == 0) {
@@ -795,8 +800,8 @@ static int shm_arm(struct sd_stream *s, int events, sd_stream_cb cb, void *arg)
 	r = sd_tcp.arm(m->tcp, events & (UV_READABLE | UV_WRITABLE) ?
 		       UV_READABLE | UV_DISCONNECT : UV_DISCONNECT,
 		       tcp_ready_cb, m);
-	if (r == 0 && ring_ready(m, events) != 0)
-		uv_idle_start(&m->kick, kick_cb);
+	if (r == 0)
+		kick_if_ready(m, events);
 	return r;
 }
 

@@ -439,6 +439,14 @@ static uint32_t *w32(struct raw *r, unsigned off)
 	return (uint32_t *)(void *)(r->seg + off);
 }
 
+/* Publishes @tail as ring 1's, right or not, then a wake-up by TCP. */
+static void publish_tail(struct raw *r, uint64_t tail)
+{
+	__atomic_store_n(w64(r, SD_SHM_OFF_WRITER(1) + SD_SHM_W_TAIL), tail,
+			 __ATOMIC_RELEASE);
+	full_write(r->fd, "!", 1);
+}
+
 /* Bytes into ring 1 (requester -> listener), then a wake-up by TCP. */
 static void ring_put(struct raw *r, const void *p, size_t n)
 {
@@ -448,9 +456,7 @@ static void ring_put(struct raw *r, const void *p, size_t n)
 	for (i = 0; i < n; i++)
 		ring[(r->tail + i) % r->ext.ring_size] = ((const uint8_t *)p)[i];
 	r->tail += n;
-	__atomic_store_n(w64(r, SD_SHM_OFF_WRITER(1) + SD_SHM_W_TAIL), r->tail,
-			 __ATOMIC_RELEASE);
-	full_write(r->fd, "!", 1);
+	publish_tail(r, r->tail);
 }
 
 /* Attached, the RTU through the ring, the connection up on shm. */
@@ -503,17 +509,13 @@ static void hostile(void (*act)(struct raw *))
 static void act_tail_jump(struct raw *r)
 {
 	r->tail += r->ext.ring_size + 1;
-	__atomic_store_n(w64(r, SD_SHM_OFF_WRITER(1) + SD_SHM_W_TAIL), r->tail,
-			 __ATOMIC_RELEASE);
-	full_write(r->fd, "!", 1);
+	publish_tail(r, r->tail);
 }
 
 /* The tail moves back before what the listener consumed. */
 static void act_tail_back(struct raw *r)
 {
-	__atomic_store_n(w64(r, SD_SHM_OFF_WRITER(1) + SD_SHM_W_TAIL),
-			 r->tail - 8, __ATOMIC_RELEASE);
-	full_write(r->fd, "!", 1);
+	publish_tail(r, r->tail - 8);
 }
 
 /* Half a header, then the ring's end. */
