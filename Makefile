@@ -210,7 +210,7 @@ TEST_LINK_OBJS	:= $(O)/registry/conf.o
 # The memory objects too (obj.c maps IA handles; the registry knows none of
 # the IAs test-provider-mem.c makes, so they are their pointers).
 TEST_LINK_OBJS	+= $(O)/provider/obj.o $(O)/provider/pz.o $(O)/provider/lmr.o \
-		   $(O)/provider/rmr.o $(O)/provider/api.o $(O)/provider/ctx.o \
+		   $(O)/provider/rmr.o $(O)/provider/api.o $(O)/provider/ctx.o $(O)/provider/cma.o \
 		   $(O)/provider/mem.o $(O)/provider/util.o $(O)/provider/trace.o \
 		   $(O)/provider/trace-api.o
 

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cma.h"
 #include "engine.h"
 #include "ia.h"
 #include "mem.h"
@@ -446,6 +447,25 @@ static void shm_attach(struct sd_ep *ep, struct sd_sock *sock,
 	sd_dbg("ep %p: shared memory (%u-byte rings)", (void *)ep, e.ring_size);
 }
 
+/*
+ * Established, ep->lock: a same-host peer may now place into and read
+ * from the memory @ep's IA grants to it (transport.h, expose); a
+ * transport that cannot says no, and nothing changes.
+ */
+static void sock_expose(struct sd_ep *ep, struct sd_sock *sock)
+{
+	struct sd_tp_expose x = {
+		.grants = sd_cma_table_addr(ep->obj.ia),
+		.slots = sd_cma_table_slots(ep->obj.ia),
+		.pz = (uint64_t)(uintptr_t)ep->pz,
+		.ep = ep->tx.ep_id,
+	};
+
+	if (sock->tp->expose(sock->stream, &x) == 0)
+		sd_dbg("ep %p: the peer may place RDMA in our memory itself",
+		       (void *)ep);
+}
+
 /* Takes the peer's limits from its HELLO or ACCEPT. ep->lock. */
 static void ep_take_peer(struct sd_ep *ep, const struct sd_cm_msg *m)
 {
@@ -583,6 +603,7 @@ static void active_answer(struct sd_ep *ep, struct sd_sock *sock, int events)
 	sock_put_msg(sock, &m, NULL);
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_RTU_TX);
 	sd_tx_reset(ep);
+	sock_expose(ep, sock);
 	sock_set_phase(sock, SD_SK_DATA, "ACCEPT");
 	sock_data_start(sock);
 	sd_qp_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");
@@ -631,6 +652,7 @@ static void passive_rtu(struct sd_ep *ep, struct sd_sock *sock, int events,
 	}
 	cm_cnt(ep->obj.ia, DCNT_IA_CM_RTU_RX);
 	sd_tx_reset(ep);
+	sock_expose(ep, sock);
 	sock_set_phase(sock, SD_SK_DATA, "RTU");
 	sock_data_start(sock);
 	sd_qp_set_state(ep, DAT_EP_STATE_CONNECTED, "handshake done");

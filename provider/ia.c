@@ -35,6 +35,7 @@
 #include <sys/resource.h>
 
 #include "api.h"
+#include "cma.h"
 #include "engine.h"
 #include "entry.h"
 #include "evq.h"
@@ -46,6 +47,7 @@
 #include "qp.h"
 #include "sock.h"
 #include "sp.h"
+#include "transport.h"
 #include "udproto.h"
 #include "util.h"
 #include "wq.h"
@@ -186,6 +188,7 @@ static void detach_async(struct sd_ia *ia)
 static void ia_free(struct sd_ia *ia)
 {
 	free(ia->ctx_table);
+	sd_cma_table_fini(ia);
 	pthread_mutex_destroy(&ia->lock);
 	ia->obj.magic = SD_MAGIC_DEAD;
 	free(ia);
@@ -294,6 +297,11 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		ret = SD_ERR(DAT_INTERNAL_ERROR, 0);
 		goto out_ia;
 	}
+	/* Without it, same-host peers place nothing themselves: no harm. */
+	ia->cma_grants = NULL;
+	if (sd_shm_policy() == SD_SHM_AUTO && sd_cma_table_init(ia) != 0)
+		sd_dbg("ia %p: no grant table: same-host RDMA goes by copies",
+		       (void *)ia);
 
 	/*
 	 * A dat.conf mistake: DAT_INVALID_ADDRESS, MALFORMED for syntax,

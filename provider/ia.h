@@ -79,6 +79,8 @@ struct sd_ia {
 	/* LMR/RMR context table: ctx.c allocates it, ia_close frees it. */
 	struct sd_ctx_table	*ctx_table;	/* memory lock (sd_mem_lock) */
 	uint32_t		ctx_size;	/* memory lock; slots in ctx_table */
+	/* What the contexts grant, for same-host peers to read (cma.c). */
+	struct sd_cma_grant	*cma_grants;	/* memory lock; NULL: none */
 	uint64_t		ctx_key[2];	/* const; the secret key of its contexts
 						 * (sd_ctx_init, ctx.c) */
 };

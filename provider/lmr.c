@@ -50,6 +50,7 @@
 
 #include <dat2/dat_ib_extensions.h>
 
+#include "cma.h"
 #include "entry.h"
 #include "ia.h"
 #include "mem.h"
@@ -232,6 +233,11 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	err = sd_ctx_alloc_lmr(ia, lmr);
 	if (err == 0 && parent != NULL)
 		parent->refs++;
+	if (err == 0)
+		sd_cma_grant(ia, lmr->rmr_context, (uint64_t)(uintptr_t)pz, 0,
+			     priv & (DAT_MEM_PRIV_REMOTE_READ_FLAG |
+				     DAT_MEM_PRIV_REMOTE_WRITE_FLAG),
+			     (uint64_t)(uintptr_t)lmr->addr, lmr->len);
 	pthread_mutex_unlock(&sd_mem_lock);
 	if (err != 0) {
 		pthread_mutex_unlock(&ia->lock);
@@ -305,6 +311,7 @@ DAT_RETURN DAT_API sd_lmr_query(DAT_LMR_HANDLE lmr_handle,
  */
 static void lmr_release(struct sd_ia *ia, struct sd_lmr *lmr)
 {
+	sd_cma_revoke(ia, lmr->rmr_context);	/* peers are out when it returns */
 	sd_ctx_release_lmr(ia, lmr);
 	if (lmr->parent != NULL)
 		lmr->parent->refs--;

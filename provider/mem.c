@@ -16,6 +16,7 @@
 
 #include <dat2/dat_ib_extensions.h>
 
+#include "cma.h"
 #include "ia.h"
 #include "mem.h"
 #include "util.h"
@@ -185,6 +186,7 @@ static void rmr_final_free(struct sd_rmr *rmr)
 void sd_mem_unbind(struct sd_rmr *rmr)
 {
 	SD_ASSERT_HELD(&sd_mem_lock);
+	sd_cma_revoke(rmr->obj.ia, rmr->rmr_context);
 	if (rmr->lmr != NULL)
 		rmr->lmr->refs--;
 	rmr->lmr = NULL;
@@ -235,6 +237,10 @@ DAT_DTO_COMPLETION_STATUS sd_mem_bind_exec(struct sd_bind *b, uint64_t ep_id)
 			rmr->priv = b->priv;
 			rmr->rmr_context = b->ctx;
 			rmr->ep_id = ep_id;
+			sd_cma_grant(rmr->obj.ia, b->ctx,
+				     (uint64_t)(uintptr_t)rmr->pz,
+				     rmr->scope == DAT_RMR_SCOPE_EP ? ep_id : 0,
+				     b->priv, b->va, b->len);
 		}
 	}
 	last = rmr->freed && rmr->pending == 0;

@@ -364,8 +364,29 @@ static inline void sd_hdr_unpack(struct sd_hdr *h, const uint8_t *b)
  *   128 + 128 * r  ring r, its reader's cache line:
  *        +0  u64 head: bytes consumed since the start
  *        +8  u32 rd_armed: the reader sleeps (wants a wake-up on data)
+ *   320 + 64 * s   side s (0 the listener, 1 the requester), for RDMA
+ *        placed by the initiator (cross-memory attach, cma.c), written by
+ *        that side unless said:
+ *        +0  u64 challenge: random, the side's own, for the peer to echo
+ *        +8  u64 echo: where in the side's memory its copy of the peer's
+ *                challenge is (what proves its pid, see cma.c)
+ *        +16 u64 grants: the address of the side's grant table
+ *        +24 u32 slots: the entries in it
+ *        +28 u32 exposed: 1 while the side takes one-sided accesses,
+ *                written last; 0 from its end on
+ *        +32 u64 pz: its EP's protection zone (an opaque number)
+ *        +40 u64 ep: its EP's number (an RMR of EP scope names it)
+ *        +48 u64 epoch: bumped at every grant revoked
+ *        +56 u32 busy: written by the peer: 1 while it reads or writes
+ *                the side's memory
  *   SD_SHM_HDR_SIZE + r * ring size: ring r's bytes, byte i of the stream
  *        at i modulo ring size
+ *
+ * A grant table (struct sd_cma_grant) is an array in a process's private
+ * memory, indexed by the slot of a context (mem.h, sd_ctx_index), that
+ * its peers read with process_vm_readv and never write. An entry changes
+ * under a sequence number that is odd meanwhile; a reader reads it twice
+ * in one call and takes it when both copies agree and the number is even.
  */
 #define SD_SHM_MAGIC		0x4d485344u	/* "SDHM" */
 #define SD_SHM_VERSION		1
@@ -385,5 +406,27 @@ static inline void sd_hdr_unpack(struct sd_hdr *h, const uint8_t *b)
 #define SD_SHM_RESET		2
 #define SD_SHM_RING_MIN		4096u
 #define SD_SHM_RING_MAX		(16u << 20)
+#define SD_SHM_OFF_SIDE(s)	(320 + 64 * (s))
+#define SD_SHM_S_CHALLENGE	0
+#define SD_SHM_S_ECHO		8
+#define SD_SHM_S_GRANTS		16
+#define SD_SHM_S_SLOTS		24
+#define SD_SHM_S_EXPOSED	28
+#define SD_SHM_S_PZ		32
+#define SD_SHM_S_EP		40
+#define SD_SHM_S_EPOCH		48
+#define SD_SHM_S_BUSY		56
+
+struct sd_cma_grant {
+	uint32_t	seq;	/* odd while the entry changes */
+	uint32_t	ctx;	/* the remote context; 0: none */
+	uint32_t	priv;	/* DAT_MEM_PRIV_REMOTE_* granted */
+	uint32_t	pad;
+	uint64_t	pz;	/* the protection zone, as in the side's pz */
+	uint64_t	ep;	/* 0: any EP of the zone; else the side's ep */
+	uint64_t	start;	/* the range granted, in the owner's memory */
+	uint64_t	size;
+};
+_Static_assert(sizeof(struct sd_cma_grant) == 48, "grant entry layout");
 
 #endif

@@ -74,6 +74,7 @@
 
 #include <uv.h>
 
+#include "cma.h"
 #include "engine.h"
 #include "proto.h"
 #include "transport.h"
@@ -115,6 +116,10 @@ struct shm_stream {
 	sd_closed_cb	done;
 	void		*done_arg;
 	char		name[48];	/* listener: unlink until attached */
+	/* One-sided RDMA (cma.h), the core's lock. */
+	struct sd_cma_side side;	/* ours: the peer may reach us */
+	struct sd_cma_peer peer;	/* theirs: we may reach it */
+	uint64_t	echo;		/* the peer's challenge, for it to read */
 };
 
 static struct shm_stream *shm_of(struct sd_stream *s)
@@ -228,6 +233,17 @@ static struct shm_stream *stream_new(struct sd_stream *tcp, uint8_t *base,
 	m->rx_r = base + SD_SHM_OFF_READER(ring);
 	m->tx_w = base + SD_SHM_OFF_WRITER(1 - ring);
 	m->tx_r = base + SD_SHM_OFF_READER(1 - ring);
+	/* Sides: 0 the listener's (it reads ring 1), 1 the requester's. */
+	m->side.blk = base + SD_SHM_OFF_SIDE(1 - ring);
+	m->peer.blk = base + SD_SHM_OFF_SIDE(ring);
+	m->peer.pid_at = u32_at(base, ring == 1 ? SD_SHM_OFF_PID_R :
+						  SD_SHM_OFF_PID_L);
+	m->peer.state = sd_shm_policy() == SD_SHM_AUTO ? 0 : -1;
+	if (getrandom(&m->peer.challenge, sizeof(m->peer.challenge), 0) !=
+	    sizeof(m->peer.challenge))
+		m->peer.state = -1;
+	__atomic_store_n(u64_at(m->side.blk, SD_SHM_S_CHALLENGE),
+			 m->peer.challenge, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&mapped_bytes, map_len, __ATOMIC_RELAXED);
 	return m;
 }
@@ -384,6 +400,7 @@ static void drop_segment(struct shm_stream *m)
 	forget_name(m);
 	if (m->base == NULL)
 		return;
+	sd_cma_conceal(&m->side);
 	munmap(m->base, m->map_len);
 	__atomic_sub_fetch(&mapped_bytes, m->map_len, __ATOMIC_RELAXED);
 	m->base = NULL;
@@ -848,6 +865,7 @@ static int shm_shutdown_wr(struct sd_stream *s)
 
 	if (m->mode == SHM_RING && !m->shut) {
 		m->shut = true;
+		sd_cma_conceal(&m->side);
 		__atomic_store_n(u32_at(m->tx_w, SD_SHM_W_CLOSED), SD_SHM_END,
 				 __ATOMIC_RELEASE);
 	}
@@ -861,10 +879,52 @@ static void shm_reset(struct sd_stream *s)
 
 	if (m->mode == SHM_RING) {
 		m->shut = true;
+		sd_cma_conceal(&m->side);
 		__atomic_store_n(u32_at(m->tx_w, SD_SHM_W_CLOSED), SD_SHM_RESET,
 				 __ATOMIC_RELEASE);
 	}
 	sd_tcp.reset(m->tcp);
+}
+
+/*
+ * The peer may reach our memory from now on (cma.h): our block gets
+ * where our grants are and our copy of its challenge, then "exposed".
+ * Only on the rings, with one-sided RDMA wanted, and a table to show.
+ */
+static int shm_expose(struct sd_stream *s, const struct sd_tp_expose *x)
+{
+	struct shm_stream *m = shm_of(s);
+	uint8_t *b = m->side.blk;
+
+	if (m->mode != SHM_RING || m->shut || x->grants == 0 ||
+	    sd_shm_policy() != SD_SHM_AUTO || m->side.listed)
+		return -EOPNOTSUPP;
+	m->echo = __atomic_load_n(u64_at(m->peer.blk, SD_SHM_S_CHALLENGE),
+				  __ATOMIC_ACQUIRE);
+	__atomic_store_n(u64_at(b, SD_SHM_S_ECHO), (uint64_t)(uintptr_t)&m->echo,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(u64_at(b, SD_SHM_S_GRANTS), x->grants, __ATOMIC_RELAXED);
+	__atomic_store_n(u32_at(b, SD_SHM_S_SLOTS), x->slots, __ATOMIC_RELAXED);
+	__atomic_store_n(u64_at(b, SD_SHM_S_PZ), x->pz, __ATOMIC_RELAXED);
+	__atomic_store_n(u64_at(b, SD_SHM_S_EP), x->ep, __ATOMIC_RELAXED);
+	m->side.peer_pid = __atomic_load_n(m->peer.pid_at, __ATOMIC_RELAXED);
+	sd_cma_expose(&m->side);
+	return 0;
+}
+
+/*
+ * An RDMA write or read placed by us in the peer's memory, while the
+ * connection is whole on both ends; anything else goes as a frame.
+ */
+static int shm_rdma(struct sd_stream *s, const struct sd_tp_rdma *op)
+{
+	struct shm_stream *m = shm_of(s);
+
+	if (m->mode != SHM_RING || m->shut || m->peer.state < 0 ||
+	    __atomic_load_n(&m->err, __ATOMIC_RELAXED) != 0 || rx_ended(m))
+		return -EAGAIN;
+	return sd_cma_rdma(&m->peer, op->write, op->local, op->n, op->len,
+			   op->rkey, op->addr);
 }
 
 static void closed_one(void *arg)
@@ -987,6 +1047,8 @@ const struct sd_transport sd_shm = {
 	.shutdown_wr	= shm_shutdown_wr,
 	.close		= shm_close,
 	.reset		= shm_reset,
+	.expose		= shm_expose,
+	.rdma		= shm_rdma,
 	.peer		= shm_peer,
 	.set_liveness	= shm_set_liveness,
 };

@@ -9,7 +9,9 @@
  *                   the lock-owner check
  *      obj.c        objects: handles, IA handles, close ops, CR claims
  *      trace.c      the trace (TRACE.md); params.c ia_params; ctx.c the
- *                   LMR and RMR context tables; reg.c registrations
+ *                   LMR and RMR context tables; cma.c what they grant
+ *                   to same-host peers, and RDMA placed by the
+ *                   initiator; reg.c registrations
  *   2  engine.c     the libuv thread: commands, hooks, tick, spinning
  *   3  wq.c         work request rings
  *      mem.c        memory checks and binds of the data path, the memory
@@ -133,14 +135,14 @@
  * a file may call of them is the call rule's business.
  *
  * LAYERS-BEGIN
- *   1  util.c obj.c trace.c params.c ctx.c reg.c
+ *   1  util.c obj.c trace.c params.c ctx.c cma.c reg.c
  *   2  engine.c
  *   3  wq.c mem.c evq.c trigger.c srqbuf.c tcp.c shm.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udep.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
  *   5d provider.c ext.c trace-api.c
- *   1h util.h obj.h ia.h mem.h trace.h proto.h udproto.h entry.h softdapl.h
+ *   1h util.h obj.h ia.h mem.h cma.h trace.h proto.h udproto.h entry.h softdapl.h
  *   2h engine.h
  *   3h wq.h evq.h srqbuf.h transport.h
  *   4h sock.h wire.h progress.h qp.h sp.h ext.h

@@ -556,6 +556,21 @@ static int tcp_peer(const struct sd_stream *s, struct sockaddr_storage *local,
 	return err;
 }
 
+/* TCP reaches nothing of the peer's memory: every RDMA is a frame. */
+static int tcp_expose(struct sd_stream *s, const struct sd_tp_expose *x)
+{
+	(void)s;
+	(void)x;
+	return -EOPNOTSUPP;
+}
+
+static int tcp_rdma(struct sd_stream *s, const struct sd_tp_rdma *op)
+{
+	(void)s;
+	(void)op;
+	return -EOPNOTSUPP;
+}
+
 const struct sd_transport sd_tcp = {
 	.name		= "tcp",
 	.open		= tcp_open,
@@ -575,6 +590,8 @@ const struct sd_transport sd_tcp = {
 	.shutdown_wr	= tcp_shutdown_wr,
 	.close		= tcp_close,
 	.reset		= tcp_reset,
+	.expose		= tcp_expose,
+	.rdma		= tcp_rdma,
 	.peer		= tcp_peer,
 	.set_liveness	= tcp_set_liveness,
 };

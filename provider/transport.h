@@ -41,11 +41,14 @@
 #define SD_TRANSPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
 struct sd_stream;		/* a transport's connection; opaque to the core */
+struct sd_tp_expose;
+struct sd_tp_rdma;
 struct sd_listener;		/* a transport's listening endpoint */
 
 /*
@@ -201,6 +204,18 @@ struct sd_transport {
 	void (*reset)(struct sd_stream *s);
 
 	/*
+	 * One-sided RDMA, where a transport can reach the peer's memory
+	 * itself (shared memory: cma.h). expose: the connection is
+	 * established, and @x says what of ours a peer may reach; from now
+	 * on it may place into and read from our memory as @x's grants
+	 * allow, until the stream ends. rdma: does @op in the peer's memory
+	 * now; 0 when done, or -EAGAIN (or -EOPNOTSUPP): it goes as a frame
+	 * instead. Same threads and locks as writev.
+	 */
+	int (*expose)(struct sd_stream *s, const struct sd_tp_expose *x);
+	int (*rdma)(struct sd_stream *s, const struct sd_tp_rdma *op);
+
+	/*
 	 * Any thread. The addresses of @s's two ends, either pointer NULL
 	 * when not wanted; an end not known is left with ss_family
 	 * AF_UNSPEC. 0, or -errno when an end wanted is not known.
@@ -215,6 +230,24 @@ struct sd_transport {
 	 * fail). 0 or -errno.
 	 */
 	int (*set_liveness)(struct sd_stream *s, unsigned ms);
+};
+
+/* What a side of a connection lets its peer reach (expose). */
+struct sd_tp_expose {
+	uint64_t	grants;		/* its IA's grant table (cma.h), or 0 */
+	uint32_t	slots;		/* entries in it */
+	uint64_t	pz;		/* its EP's protection zone */
+	uint64_t	ep;		/* its EP's number (sd_tx.ep_id) */
+};
+
+/* An RDMA write or read to do in the peer's memory (rdma). */
+struct sd_tp_rdma {
+	bool			write;
+	const struct iovec	*local;		/* @n segments, @len bytes */
+	int			n;
+	uint64_t		len;
+	uint32_t		rkey;		/* the peer's context */
+	uint64_t		addr;		/* in the peer's memory */
 };
 
 /* TCP (tcp.c). */

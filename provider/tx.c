@@ -226,6 +226,53 @@ static void request_frame(struct sd_ep *ep, struct sd_wqe *w, struct sd_txf *f,
 }
 
 /*
+ * One-sided: @w, the next request, done by us in the peer's memory when
+ * the transport reaches it (a same-host peer: transport.h, rdma) and it
+ * is an RDMA write or read with nothing ahead of it: every earlier
+ * request acknowledged, so executed by the peer (the order of requests
+ * holds), and no frame in the ring. Completes it and returns true; false
+ * when it goes as a frame (the target then checks it, as over TCP).
+ */
+#define ONE_SIDED_SGE	16
+
+static bool one_sided(struct sd_ep *ep, struct sd_sock *sock, struct sd_wqe *w)
+{
+	struct iovec local[ONE_SIDED_SGE];
+	struct sd_tp_rdma op;
+	uint16_t i;
+
+	if ((w->op != SD_WR_RDMA_WRITE && w->op != SD_WR_RDMA_READ) ||
+	    sock->tp == &sd_tcp || sd_fault_active() ||
+	    ep->tx.next != 0 || ep->tx.fcount != 0 ||
+	    w->len == 0 || w->nsge > ONE_SIDED_SGE)
+		return false;
+	for (i = 0; i < w->nsge; i++) {
+		local[i].iov_base = w->sge[i].addr;
+		local[i].iov_len = w->sge[i].len;
+	}
+	op.write = w->op == SD_WR_RDMA_WRITE;
+	op.local = local;
+	op.n = w->nsge;
+	op.len = w->len;
+	op.rkey = w->remote.rmr_context;
+	op.addr = w->remote.virtual_address;
+	if (sock->tp->rdma(sock->stream, &op) != 0)
+		return false;
+	sd_trace("place", sd_obj_name(&ep->obj).s,
+		 op.write ? "RDMA_WRITE" : "RDMA_READ",
+		 "by=initiator rkey=0x%x raddr=0x%llx len=%llu",
+		 op.rkey, (unsigned long long)op.addr,
+		 (unsigned long long)op.len);
+	{
+		struct sd_wqe c = *w;
+
+		sd_wq_pop(&ep->sq);
+		sd_complete_dto(ep, &c, false, DAT_DTO_SUCCESS, c.len);
+	}
+	return true;
+}
+
+/*
  * Chooses the next frame (see the top of the file) into a new slot at
  * the ring's tail; false if none may go now.
  */
@@ -264,7 +311,8 @@ static bool pick(struct sd_ep *ep, struct sd_sock *sock)
 		tx->resp_picked++;
 		goto frame;
 	}
-	w = next_request(ep);
+	while ((w = next_request(ep)) != NULL && one_sided(ep, sock, w))
+		;
 	if (w != NULL) {
 		request_frame(ep, w, f, &h);
 		goto frame;
