@@ -260,9 +260,10 @@ static bool one_sided(struct sd_ep *ep, struct sd_sock *sock, struct sd_wqe *w)
 		return false;
 	sd_trace("place", sd_obj_name(&ep->obj).s,
 		 op.write ? "RDMA_WRITE" : "RDMA_READ",
-		 "by=initiator rkey=0x%x raddr=0x%llx len=%llu",
-		 op.rkey, (unsigned long long)op.addr,
-		 (unsigned long long)op.len);
+		 "conn=%s by=initiator rkey=0x%x raddr=0x%llx len=%llu",
+		 sd_sock_trace(sock)->name[0] != '\0' ?
+		 sd_sock_trace(sock)->name : "?", op.rkey,
+		 (unsigned long long)op.addr, (unsigned long long)op.len);
 	{
 		struct sd_wqe c = *w;
 

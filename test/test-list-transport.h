@@ -18,5 +18,11 @@ TEST_ENTRY(provider_hostile_ring_garbage)
 TEST_ENTRY(provider_hostile_ring_peer_gone)
 HELPER_ENTRY(transport_listener)
 
+/* test-provider-cma.c: RDMA placed by the initiator on one host */
+TEST_ENTRY(provider_cma_one_sided)
+TEST_ENTRY(provider_cma_copy_forced)
+TEST_ENTRY(provider_cma_revoke)
+HELPER_ENTRY(cma_initiator)
+
 /* test-transport-tcp.c: the tests of connections again, over TCP */
 TEST_ENTRY_TIMEOUT(transport_tcp_suite, 3000)

@@ -77,7 +77,8 @@ static int column(const char **s, char *out, size_t n)
 static const char *parse_line(const char *s, struct tline *t)
 {
 	static const char *const kinds[] = {
-		"api", "state", "tx", "rx", "dto", "event", "error", NULL };
+		"api", "state", "tx", "rx", "place", "dto", "event", "error",
+		NULL };
 	char tm[32], pid[16];
 	size_t i;
 
@@ -398,14 +399,19 @@ TEST_IMPL(trace_examples_parse)
 	return 0;
 }
 
-/* The READ of rdma-read, from the post to the completion. */
+/*
+ * The READ of rdma-read, from the post to the completion, through frames
+ * (SOFTDAPL_TRANSPORT=copy: the target answers it).
+ */
 TEST_IMPL(trace_rdma_read)
 {
 	const struct tline *post, *req, *resp;
 	struct trace tr;
 	int i, j;
 
+	test_setenv("SOFTDAPL_TRANSPORT", "copy");
 	run_and_load("rdma-read", &tr);
+	ASSERT_EQ(count(&tr, "place", NULL), 0);
 	i = find(&tr, 0, "api", "ep_post_rdma_read");
 	ASSERT_GE(i, 0);
 	post = &tr.l[i];
@@ -446,6 +452,42 @@ TEST_IMPL(trace_rdma_read)
 	ASSERT_STR_EQ(kv(&tr.l[i], "len"), "32");
 	ASSERT_NOT_NULL(kv(&tr.l[i], "evd"));
 	ASSERT_STR_NE(kv(&tr.l[i], "evd"), "none");
+	trace_free(&tr);
+	return 0;
+}
+
+/*
+ * The READ of rdma-read by default: both ends on one host, so the
+ * initiator reads the target's memory itself. A `place` line between the
+ * post and the completion names the triplet and the connection; no frame
+ * carries the READ, and the target traces nothing of it.
+ */
+TEST_IMPL(trace_rdma_read_placed)
+{
+	const struct tline *post, *pl;
+	struct trace tr;
+	int i;
+
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
+	run_and_load("rdma-read", &tr);
+	i = find(&tr, 0, "api", "ep_post_rdma_read");
+	ASSERT_GE(i, 0);
+	post = &tr.l[i];
+	i = find(&tr, i, "place", "RDMA_READ");
+	ASSERT_GE(i, 0);
+	pl = &tr.l[i];
+	ASSERT_STR_EQ(pl->obj, post->obj);
+	ASSERT_STR_EQ(kv(pl, "by"), "initiator");
+	ASSERT_STR_EQ(kv(pl, "rkey"), kv(post, "rkey"));
+	ASSERT_STR_EQ(kv(pl, "raddr"), kv(post, "raddr"));
+	ASSERT_STR_EQ(kv(pl, "len"), "32");
+	ASSERT_NOT_NULL(strchr(kv(pl, "conn"), '>'));
+	ASSERT_EQ(count(&tr, "tx", "READ_REQ"), 0);
+	ASSERT_EQ(count(&tr, "tx", "READ_RESP"), 0);
+	i = find(&tr, i, "dto", "RDMA_READ");
+	ASSERT_GE(i, 0);
+	ASSERT_STR_EQ(tr.l[i].obj, post->obj);
+	ASSERT_STR_EQ(kv(&tr.l[i], "status"), "DAT_DTO_SUCCESS");
 	trace_free(&tr);
 	return 0;
 }

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RDMA placed by the initiator between two processes of one host
+ * (provider/cma.c): a write and a read land without a frame and without
+ * the target's CPU, a bad one still gets the target's error, the copy
+ * setting keeps every byte in frames, and nothing lands after the
+ * target's dat_lmr_free has returned, however hard the initiator writes.
+ *
+ * The target is the test's process; the initiator is a helper, so that
+ * it can be traced (SOFTDAPL_TRACE is read when the library loads): its
+ * trace shows `place` lines for what it placed itself, `tx` frames for
+ * the rest.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "provider-conn.h"
+#include "provider-util.h"
+#include "test.h"
+
+#define SEG	65536		/* the target's second region */
+
+/* What the target tells the initiator: where it may write. */
+struct offer {
+	uint64_t	addr;
+	uint32_t	rctx;
+	uint32_t	len;
+};
+
+/* The target: a listener, a second region of SEG bytes registered. */
+struct target {
+	struct sdt_node	s;
+	DAT_IA_HANDLE	ia;
+	char		*seg;
+	DAT_LMR_HANDLE	lmr;
+	DAT_RMR_CONTEXT	rctx;
+	test_helper_t	*h;
+	char		trace[512];
+};
+
+static void target_up(struct target *t, const char *setting, const char *mode)
+{
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_CONTEXT lctx;
+	DAT_VLEN rlen;
+	DAT_VADDR raddr;
+	struct offer *o;
+	char port[16];
+	DAT_EVENT ev;
+
+	memset(t, 0, sizeof(*t));
+	test_setenv("SOFTDAPL_TRANSPORT", setting);
+	t->ia = sdt_open_ia(NULL, NULL);
+	sdt_node_init(&t->s, t->ia, NULL, 65536);
+	t->seg = mmap(NULL, SEG, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT(t->seg != MAP_FAILED);
+	rd.for_va = t->seg;
+	ASSERT_OK(dat_lmr_create(t->ia, DAT_MEM_TYPE_VIRTUAL, rd, SEG, t->s.pz,
+				 DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA, &t->lmr,
+				 &lctx, &t->rctx, &rlen, &raddr));
+	ASSERT_OK(dat_psp_create_any(t->ia, &t->s.port, t->s.cr_evd,
+				     DAT_PSP_CONSUMER_FLAG, &t->s.psp));
+	ASSERT_OK(sdt_recv(&t->s, 0, 64, 1));
+	snprintf(t->trace, sizeof(t->trace), "%s/initiator.trace",
+		 test_tmpdir());
+	snprintf(port, sizeof(port), "%u", (unsigned)t->s.port);
+	test_setenv("SOFTDAPL_TRACE", t->trace);
+	t->h = test_spawn_helper("cma_initiator", setting, port, mode, NULL);
+	test_setenv("SOFTDAPL_TRACE", NULL);
+	ev = sdt_wait(t->s.cr_evd, 20000);
+	ASSERT_EQ(ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+	ASSERT_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+				t->s.ep, 0, NULL));
+	sdt_expect_conn(t->s.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
+	o = (struct offer *)(void *)(t->s.buf + 4096);
+	o->addr = (uint64_t)(uintptr_t)t->seg;
+	o->rctx = t->rctx;
+	o->len = SEG;
+	ASSERT_OK(sdt_send(&t->s, 4096, sizeof(*o), 2, 0));
+	sdt_expect_dto(t->s.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 2);
+}
+
+static void target_down(struct target *t)
+{
+	int status;
+
+	ASSERT_OK(test_helper_wait(t->h, 30, &status));
+	ASSERT_EXIT_CODE(status, 0);
+	test_helper_free(t->h);
+	if (t->lmr != DAT_HANDLE_NULL)
+		ASSERT_OK(dat_lmr_free(t->lmr));
+	munmap(t->seg, SEG);
+	sdt_node_fini(&t->s);
+	ASSERT_OK(dat_ia_close(t->ia, DAT_CLOSE_ABRUPT_FLAG));
+}
+
+/* Lines of the initiator's trace of @kind whose event is @event. */
+static unsigned trace_count(const struct target *t, const char *kind,
+			    const char *event)
+{
+	char *text = test_read_file(t->trace), *line, *save = NULL;
+	char want[64];
+	unsigned n = 0;
+
+	ASSERT_NOT_NULL(text);
+	snprintf(want, sizeof(want), " %s ", kind);
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *k = strstr(line, want), *ev;
+
+		if (k == NULL)
+			continue;
+		ev = strchr(k + strlen(want), ' ');	/* after the object */
+		if (ev != NULL && strncmp(ev + 1, event, strlen(event)) == 0 &&
+		    ev[1 + strlen(event)] == ' ')
+			n++;
+	}
+	free(text);
+	return n;
+}
+
+/*
+ * One write and one read, then a write to a context the target never
+ * gave: the first two are the initiator's (auto) or frames (copy), the
+ * last is refused by the target either way.
+ */
+static void write_read(const char *setting, bool one_sided)
+{
+	struct target t;
+	int i;
+
+	target_up(&t, setting, "basic");
+	sdt_expect_dto(t.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	for (i = 0; i < 4096; i++)
+		ASSERT_EQ(t.seg[i], 0x5a);
+	ASSERT_EQ(t.seg[4096], 0);
+	/* The bad write: the target's rx refuses it, as over TCP. */
+	sdt_expect_conn(t.s.conn_evd, DAT_CONNECTION_EVENT_BROKEN);
+	target_down(&t);
+	if (one_sided) {
+		ASSERT_EQ(trace_count(&t, "place", "RDMA_WRITE"), 1);
+		ASSERT_EQ(trace_count(&t, "place", "RDMA_READ"), 1);
+		ASSERT_EQ(trace_count(&t, "tx", "WRITE"), 1);	/* the bad one */
+		ASSERT_EQ(trace_count(&t, "tx", "READ_REQ"), 0);
+	} else {
+		ASSERT_EQ(trace_count(&t, "place", "RDMA_WRITE"), 0);
+		ASSERT_EQ(trace_count(&t, "place", "RDMA_READ"), 0);
+		ASSERT_EQ(trace_count(&t, "tx", "WRITE"), 2);
+		ASSERT_EQ(trace_count(&t, "tx", "READ_REQ"), 1);
+	}
+}
+
+TEST_IMPL(provider_cma_one_sided)
+{
+	write_read("auto", true);
+	return 0;
+}
+
+TEST_IMPL(provider_cma_copy_forced)
+{
+	write_read("copy", false);
+	return 0;
+}
+
+/*
+ * The initiator writes 0x55 into the region without a pause; the target
+ * frees the region's LMR, paints it 0xaa and looks 200 ms later: not a
+ * byte may have changed. The initiator's next writes go as frames, which
+ * the target refuses: the connection breaks.
+ */
+TEST_IMPL(provider_cma_revoke)
+{
+	struct target t;
+	DAT_RETURN r;
+	int i;
+
+	target_up(&t, "auto", "race");
+	sdt_expect_dto(t.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	usleep(20000);				/* it writes meanwhile */
+	while ((r = dat_lmr_free(t.lmr)) ==
+	       ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE))
+		;				/* a frame placing (copy path) */
+	ASSERT_OK(r);
+	t.lmr = DAT_HANDLE_NULL;
+	memset(t.seg, 0xaa, SEG);
+	usleep(200000);
+	for (i = 0; i < SEG; i++)
+		if ((unsigned char)t.seg[i] != 0xaa)
+			TEST_FAIL("byte %d changed after dat_lmr_free returned", i);
+	sdt_expect_conn(t.s.conn_evd, DAT_CONNECTION_EVENT_BROKEN);
+	target_down(&t);
+	ASSERT_GT(trace_count(&t, "place", "RDMA_WRITE"), 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The initiator                                                       */
+
+/* Posts an RDMA write or read of 4096 bytes; its completion's status. */
+static DAT_DTO_COMPLETION_STATUS rdma(struct sdt_node *c, bool write,
+				      size_t off, const struct offer *o,
+				      uint32_t rctx, uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = sdt_iov(c, off, 4096);
+	DAT_RMR_TRIPLET rt;
+	DAT_DTO_COOKIE ck;
+	DAT_EVENT ev;
+
+	rt.virtual_address = o->addr;
+	rt.segment_length = 4096;
+	rt.rmr_context = rctx;
+	ck.as_64 = cookie;
+	if (write)
+		ASSERT_OK(dat_ep_post_rdma_write(c->ep, 1, &iov, ck, &rt,
+						 DAT_COMPLETION_DEFAULT_FLAG));
+	else
+		ASSERT_OK(dat_ep_post_rdma_read(c->ep, 1, &iov, ck, &rt,
+						DAT_COMPLETION_DEFAULT_FLAG));
+	ev = sdt_wait(c->req_evd, 20000);
+	ASSERT_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
+	ASSERT_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64,
+		  cookie);
+	return ev.event_data.dto_completion_event_data.status;
+}
+
+/*
+ * argv[1]: SOFTDAPL_TRANSPORT; argv[2]: the target's port; argv[3]:
+ * "basic" (a write, a read, "done", a bad write) or "race" (writes until
+ * one fails, "started" after the first).
+ */
+HELPER_IMPL(cma_initiator)
+{
+	struct sdt_node c;
+	struct offer o;
+	DAT_IA_HANDLE ia;
+	uint64_t k;
+	int i;
+
+	test_setenv("SOFTDAPL_TRANSPORT", argv[1]);
+	ia = sdt_open_ia(NULL, NULL);
+	sdt_node_init(&c, ia, NULL, 65536);
+	ASSERT_OK(sdt_recv(&c, 0, 64, 1));
+	sdt_connect_to(ia, c.ep, (DAT_CONN_QUAL)atoi(argv[2]),
+		       DAT_TIMEOUT_INFINITE);
+	sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
+	sdt_expect_dto(c.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	memcpy(&o, c.buf, sizeof(o));
+	memset(c.buf + 4096, 0x5a, 4096);
+	if (strcmp(argv[3], "basic") == 0) {
+		ASSERT_EQ(rdma(&c, true, 4096, &o, o.rctx, 10), DAT_DTO_SUCCESS);
+		ASSERT_EQ(rdma(&c, false, 8192, &o, o.rctx, 11), DAT_DTO_SUCCESS);
+		for (i = 0; i < 4096; i++)
+			ASSERT_EQ(c.buf[8192 + i], 0x5a);
+		ASSERT_OK(sdt_send(&c, 4096, 8, 12, 0));
+		sdt_expect_dto(c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 12);
+		/* A context of another slot, never given: refused. */
+		ASSERT(rdma(&c, true, 4096, &o, o.rctx ^ 0x40000u, 13) !=
+		       DAT_DTO_SUCCESS);
+	} else {
+		memset(c.buf + 4096, 0x55, 4096);
+		for (k = 100;; k++) {
+			if (rdma(&c, true, 4096, &o, o.rctx, k) != DAT_DTO_SUCCESS)
+				break;
+			if (k == 100) {
+				ASSERT_OK(sdt_send(&c, 4096, 8, 1, 0));
+				sdt_expect_dto(c.req_evd, DAT_DTO_SUCCESS,
+					       DAT_DTO_SEND, 1);
+			}
+		}
+	}
+	sdt_node_fini(&c);
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
