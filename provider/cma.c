@@ -288,6 +288,23 @@ static bool look_up(struct sd_cma_peer *p, uint32_t rkey, uint64_t epoch)
 	return true;
 }
 
+int sd_cma_prove(struct sd_cma_peer *p)
+{
+	return p->state == 0 ? prove(p) : p->state;
+}
+
+int sd_cma_pull(struct sd_cma_peer *p, const struct iovec *local, int n,
+		uint64_t len, uint64_t addr)
+{
+	struct iovec r = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+
+	if (p->state != 1 ||
+	    process_vm_readv((pid_t)p->pid, local, (unsigned long)n, &r, 1, 0) !=
+	    (ssize_t)len)
+		return -EFAULT;
+	return 0;
+}
+
 int sd_cma_rdma(struct sd_cma_peer *p, bool write, const struct iovec *local,
 		int n, uint64_t len, uint32_t rkey, uint64_t addr)
 {

@@ -96,4 +96,19 @@ struct sd_cma_peer {
 int sd_cma_rdma(struct sd_cma_peer *p, bool write, const struct iovec *local,
 		int n, uint64_t len, uint32_t rkey, uint64_t addr);
 
+/*
+ * Tries to prove the peer now, if not done; returns its state (1: proved).
+ * The caller's lock.
+ */
+int sd_cma_prove(struct sd_cma_peer *p);
+
+/*
+ * Reads @len bytes at @addr of the proved peer's memory into @local: a
+ * SEND it left there for us (proto.h). No grant: the peer named its own
+ * memory. 0, or -EFAULT when the peer's address was not readable (or
+ * the peer is not proved). The caller's lock.
+ */
+int sd_cma_pull(struct sd_cma_peer *p, const struct iovec *local, int n,
+		uint64_t len, uint64_t addr);
+
 #endif

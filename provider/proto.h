@@ -160,6 +160,13 @@ static inline int sd_op_has_payload(uint8_t op)
 	       op != SD_OP_TERMINATE && op != SD_OP_DISCONNECT;
 }
 
+/* A SEND by address (same host: "The same-host segment" below). */
+static inline int sd_op_is_send(uint8_t op)
+{
+	return op == SD_OP_SEND || op == SD_OP_SEND_SE ||
+	       op == SD_OP_SEND_INV || op == SD_OP_SEND_SE_INV;
+}
+
 #define SD_HDR_SIZE	32	/* the only (and so the maximum) header size */
 #define SD_HDR_OFF_OP	0	/* the op byte of an encoded header */
 #define SD_HDR_OFF_PAD	2	/* two bytes that must be 0, not unpacked */
@@ -379,8 +386,18 @@ static inline void sd_hdr_unpack(struct sd_hdr *h, const uint8_t *b)
  *        +48 u64 epoch: bumped at every grant revoked
  *        +56 u32 busy: written by the peer: 1 while it reads or writes
  *                the side's memory
+ *        +60 u32 pulls: 1 once the side has proved the peer and can read
+ *                its memory: the peer may then send a SEND's payload by
+ *                address (below) instead of through the ring
  *   SD_SHM_HDR_SIZE + r * ring size: ring r's bytes, byte i of the stream
  *        at i modulo ring size
+ *
+ * A SEND whose header has addr != 0 (allowed only towards a side whose
+ * "pulls" is 1) carries no payload in the stream: its len bytes wait at
+ * addr in the sender's memory, contiguous, until the SEND is
+ * acknowledged, and the receiver reads them from there into the receive
+ * (process_vm_readv). Anywhere else, addr != 0 on a SEND breaks the
+ * connection (protocol).
  *
  * A grant table (struct sd_cma_grant) is an array in a process's private
  * memory, indexed by the slot of a context (mem.h, sd_ctx_index), that
@@ -416,6 +433,7 @@ static inline void sd_hdr_unpack(struct sd_hdr *h, const uint8_t *b)
 #define SD_SHM_S_EP		40
 #define SD_SHM_S_EPOCH		48
 #define SD_SHM_S_BUSY		56
+#define SD_SHM_S_PULLS		60
 
 struct sd_cma_grant {
 	uint32_t	seq;	/* odd while the entry changes */

@@ -178,6 +178,7 @@ static int take_receive(struct sd_ep *ep)
 				 "message longer than the receive");
 	}
 	place(ep, w->sge, w->nsge, h->len);
+	ep->rx.pull = h->addr != 0;	/* SENDs only: rx_send checked it */
 	return 0;
 }
 
@@ -198,6 +199,8 @@ static int rx_send(struct sd_ep *ep)
 	    sd_mem_invalidate(ep->obj.ia, ep->pz, ep->tx.ep_id, h->rkey) < 0)
 		return terminate(ep, SD_TERM_REMOTE_ACCESS, ep->rx.executed,
 				 "nothing to invalidate");
+	if (h->addr != 0 && !ep->sock->tp->pulls(ep->sock->stream))
+		return protocol_error(ep, "SEND by address where we cannot read it");
 	return take_receive(ep);
 }
 
@@ -748,6 +751,37 @@ static ssize_t rx_readv(struct sd_ep *ep, struct sd_sock *sock)
 }
 
 /* The stream ended (EOF @n == 0, or -errno @n). */
+/*
+ * A SEND by address (proto.h): its payload read from the sender's memory
+ * straight into the receive, in one system call. A sender that named
+ * memory it does not have broke the protocol.
+ */
+static int rx_pull(struct sd_ep *ep, struct sd_sock *sock)
+{
+	struct iovec iov[RX_IOV_MAX];
+	struct sd_tp_rdma op;
+	uint64_t left = ep->rx.len;
+	uint32_t i;
+
+	for (i = 0; i < ep->rx.nsge && i < RX_IOV_MAX && left > 0; i++) {
+		iov[i].iov_base = ep->rx.sge[i].addr;
+		iov[i].iov_len = ep->rx.sge[i].len < left ? ep->rx.sge[i].len
+							  : left;
+		left -= iov[i].iov_len;
+	}
+	op.write = false;
+	op.local = iov;
+	op.n = (int)i;
+	op.len = ep->rx.len;
+	op.rkey = 0;
+	op.addr = ep->rx.h.addr;
+	ep->rx.pull = false;
+	if (left != 0 || sock->tp->pull(sock->stream, &op) != 0)
+		return protocol_error(ep, "SEND by address not readable");
+	ep->rx.done = ep->rx.len;
+	return 0;
+}
+
 static void rx_eof(struct sd_ep *ep, ssize_t n)
 {
 	bool clean = n == 0 && ep->rx.state == SD_RX_HDR &&
@@ -801,7 +835,10 @@ bool sd_rx_progress(struct sd_ep *ep)
 				return got;
 			break;
 		case SD_RX_DATA:
-			if (ep->rx.done < ep->rx.len) {
+			if (ep->rx.pull) {
+				if (rx_pull(ep, sock) < 0)
+					return true;
+			} else if (ep->rx.done < ep->rx.len) {
 				if (staged(&ep->rx) > 0) {
 					place_staged(ep);
 				} else {

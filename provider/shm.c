@@ -623,6 +623,18 @@ static uint8_t pending_decide(struct shm_stream *m, bool tcp_readable)
 /* ------------------------------------------------------------------ */
 /* The seam                                                            */
 
+/* Proves the peer if it can be now; says so to it once proved. */
+static bool prove_peer(struct shm_stream *m)
+{
+	if (m->peer.state == 1)
+		return true;
+	if (m->peer.state < 0 || sd_cma_prove(&m->peer) != 1)
+		return false;
+	__atomic_store_n(u32_at(m->side.blk, SD_SHM_S_PULLS), 1,
+			 __ATOMIC_RELEASE);
+	return true;
+}
+
 static ssize_t shm_writev(struct sd_stream *s, const struct iovec *iov, int n)
 {
 	struct shm_stream *m = shm_of(s);
@@ -637,8 +649,11 @@ static ssize_t shm_readv(struct sd_stream *s, const struct iovec *iov, int n)
 	struct shm_stream *m = shm_of(s);
 	ssize_t r;
 
-	if (m->mode == SHM_RING)
+	if (m->mode == SHM_RING) {
+		if (m->peer.state == 0 && m->side.listed)
+			(void)prove_peer(m);	/* the requester, once */
 		return ring_readv(m, iov, n);
+	}
 	if (m->mode == SHM_TCP)
 		return sd_tcp_readv(m->tcp, iov, n);
 	if (pending_decide(m, false) == SHM_RING)
@@ -909,6 +924,7 @@ static int shm_expose(struct sd_stream *s, const struct sd_tp_expose *x)
 	__atomic_store_n(u64_at(b, SD_SHM_S_EP), x->ep, __ATOMIC_RELAXED);
 	m->side.peer_pid = __atomic_load_n(m->peer.pid_at, __ATOMIC_RELAXED);
 	sd_cma_expose(&m->side);
+	(void)prove_peer(m);	/* the listener: the requester is there */
 	return 0;
 }
 
@@ -916,11 +932,36 @@ static int shm_expose(struct sd_stream *s, const struct sd_tp_expose *x)
  * An RDMA write or read placed by us in the peer's memory, while the
  * connection is whole on both ends; anything else goes as a frame.
  */
+static bool shm_peer_pulls(struct sd_stream *s)
+{
+	struct shm_stream *m = shm_of(s);
+
+	return m->mode == SHM_RING &&
+	       __atomic_load_n(u32_at(m->peer.blk, SD_SHM_S_PULLS),
+			       __ATOMIC_ACQUIRE) == 1;
+}
+
+static bool shm_pulls(struct sd_stream *s)
+{
+	struct shm_stream *m = shm_of(s);
+
+	return m->mode == SHM_RING && m->peer.state == 1;
+}
+
+static int shm_pull(struct sd_stream *s, const struct sd_tp_rdma *op)
+{
+	struct shm_stream *m = shm_of(s);
+
+	if (m->mode != SHM_RING)
+		return -EFAULT;
+	return sd_cma_pull(&m->peer, op->local, op->n, op->len, op->addr);
+}
+
 static int shm_rdma(struct sd_stream *s, const struct sd_tp_rdma *op)
 {
 	struct shm_stream *m = shm_of(s);
 
-	if (m->mode != SHM_RING || m->shut || m->peer.state < 0 ||
+	if (m->mode != SHM_RING || m->shut || !prove_peer(m) ||
 	    __atomic_load_n(&m->err, __ATOMIC_RELAXED) != 0 || rx_ended(m))
 		return -EAGAIN;
 	return sd_cma_rdma(&m->peer, op->write, op->local, op->n, op->len,
@@ -1049,6 +1090,9 @@ const struct sd_transport sd_shm = {
 	.reset		= shm_reset,
 	.expose		= shm_expose,
 	.rdma		= shm_rdma,
+	.peer_pulls	= shm_peer_pulls,
+	.pulls		= shm_pulls,
+	.pull		= shm_pull,
 	.peer		= shm_peer,
 	.set_liveness	= shm_set_liveness,
 };

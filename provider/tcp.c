@@ -571,6 +571,12 @@ static int tcp_rdma(struct sd_stream *s, const struct sd_tp_rdma *op)
 	return -EOPNOTSUPP;
 }
 
+static bool tcp_pulls(struct sd_stream *s)
+{
+	(void)s;
+	return false;
+}
+
 const struct sd_transport sd_tcp = {
 	.name		= "tcp",
 	.open		= tcp_open,
@@ -592,6 +598,9 @@ const struct sd_transport sd_tcp = {
 	.reset		= tcp_reset,
 	.expose		= tcp_expose,
 	.rdma		= tcp_rdma,
+	.peer_pulls	= tcp_pulls,
+	.pulls		= tcp_pulls,
+	.pull		= tcp_rdma,
 	.peer		= tcp_peer,
 	.set_liveness	= tcp_set_liveness,
 };

@@ -424,7 +424,8 @@ void sd_trace_frame(const char *dir, const struct sd_obj *ep,
 
 	sd_hdr_unpack(&h, hdr);
 	bytes = SD_HDR_SIZE + (h.op >= 1 && h.op <= SD_OP_MAX &&
-			       sd_op_has_payload(h.op) ? h.len : 0);
+			       sd_op_has_payload(h.op) &&
+			       !(sd_op_is_send(h.op) && h.addr != 0) ? h.len : 0);
 	sd_trace_line(dir, sd_obj_name(ep).s,
 		      h.op >= 1 && h.op <= SD_OP_MAX ? op_names[h.op] : "UNKNOWN",
 		      "conn=%s seq=%u bytes=%llu len=%u ack=%u rkey=0x%x addr=0x%llx tag=%u code=%u%s",

@@ -214,6 +214,17 @@ struct sd_transport {
 	 */
 	int (*expose)(struct sd_stream *s, const struct sd_tp_expose *x);
 	int (*rdma)(struct sd_stream *s, const struct sd_tp_rdma *op);
+	/*
+	 * SENDs by address (proto.h): peer_pulls says whether the peer reads
+	 * a SEND's payload from our memory itself (then a SEND may name it
+	 * instead of writing it); pulls whether we can read the peer's, and
+	 * pull reads @op->len bytes at @op->addr of it into @op->local (0, or
+	 * -EFAULT: the peer named memory it does not have). Same threads and
+	 * locks as writev.
+	 */
+	bool (*peer_pulls)(struct sd_stream *s);
+	bool (*pulls)(struct sd_stream *s);
+	int (*pull)(struct sd_stream *s, const struct sd_tp_rdma *op);
 
 	/*
 	 * Any thread. The addresses of @s's two ends, either pointer NULL

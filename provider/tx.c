@@ -168,9 +168,24 @@ static struct sd_wqe *next_request(struct sd_ep *ep)
 	return NULL;
 }
 
+/*
+ * SENDs from this size on go by address to a peer that reads them from
+ * our memory itself (proto.h): one copy instead of two, and no waits for
+ * room in the ring. Below it, the ring's copy costs less than the
+ * receiver's system call.
+ */
+#define SEND_BY_ADDRESS_MIN	(32u * 1024)
+
+static bool send_by_address(const struct sd_wqe *w, struct sd_sock *sock)
+{
+	return w->len >= SEND_BY_ADDRESS_MIN && w->nsge == 1 &&
+	       sock->tp != &sd_tcp && !sd_fault_active() &&
+	       sock->tp->peer_pulls(sock->stream);
+}
+
 /* A request frame for @w into @f: numbers it, counts it sent. */
-static void request_frame(struct sd_ep *ep, struct sd_wqe *w, struct sd_txf *f,
-			  struct sd_hdr *h)
+static void request_frame(struct sd_ep *ep, struct sd_sock *sock,
+			  struct sd_wqe *w, struct sd_txf *f, struct sd_hdr *h)
 {
 	struct sd_tx *tx = &ep->tx;
 	bool se = w->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG;
@@ -194,6 +209,12 @@ static void request_frame(struct sd_ep *ep, struct sd_wqe *w, struct sd_txf *f,
 			h->op = se ? SD_OP_SEND_SE : SD_OP_SEND;
 		h->rkey = w->inv ? w->remote.rmr_context : 0;
 		h->addr = 0;
+		if (send_by_address(w, sock)) {
+			h->addr = (uint64_t)(uintptr_t)w->sge[0].addr;
+			f->sge = NULL;
+			f->nsge = 0;
+			f->len = 0;
+		}
 		break;
 	case SD_WR_RDMA_WRITE:
 		h->op = SD_OP_WRITE;
@@ -315,7 +336,7 @@ static bool pick(struct sd_ep *ep, struct sd_sock *sock)
 	while ((w = next_request(ep)) != NULL && one_sided(ep, sock, w))
 		;
 	if (w != NULL) {
-		request_frame(ep, w, f, &h);
+		request_frame(ep, sock, w, f, &h);
 		goto frame;
 	}
 	if (tx->disc_want && sd_wq_at(&ep->sq, tx->next) == NULL &&

@@ -133,6 +133,8 @@ struct sd_rx {
 	uint8_t		args[SD_ATOMIC_ARGS];	/* atomic operands or result */
 	struct sd_wqe	*wqe;		/* SEND/READ_RESP: the WQE filled */
 	bool		from_srq;	/* wqe is an SRQ buffer */
+	bool		pull;		/* SEND: the payload is read from the
+					 * sender's memory at h.addr (proto.h) */
 	uint32_t	executed;	/* peer's requests executed: the ack */
 	uint32_t	st_off, st_len;	/* stage[st_off, st_len): not yet used */
 	uint8_t		stage[SD_RX_STAGE];

@@ -16,12 +16,17 @@ TEST_ENTRY(provider_hostile_ring_end_mid_frame)
 TEST_ENTRY(provider_hostile_ring_head_jump)
 TEST_ENTRY(provider_hostile_ring_garbage)
 TEST_ENTRY(provider_hostile_ring_peer_gone)
+TEST_ENTRY(provider_hostile_ring_send_by_address)
+TEST_ENTRY(provider_hostile_ring_lying_echo)
+TEST_ENTRY(provider_hostile_ring_address_unmapped)
 HELPER_ENTRY(transport_listener)
 
 /* test-provider-cma.c: RDMA placed by the initiator on one host */
 TEST_ENTRY(provider_cma_one_sided)
 TEST_ENTRY(provider_cma_copy_forced)
 TEST_ENTRY(provider_cma_revoke)
+TEST_ENTRY(provider_cma_send_by_address)
+TEST_ENTRY(provider_cma_send_copy_forced)
 HELPER_ENTRY(cma_initiator)
 
 /* test-transport-tcp.c: the tests of connections again, over TCP */

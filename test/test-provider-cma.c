@@ -23,6 +23,7 @@
 #include "test.h"
 
 #define SEG	65536		/* the target's second region */
+#define BIG	49152		/* a SEND sent by address (>= 32 KiB) */
 
 /* What the target tells the initiator: where it may write. */
 struct offer {
@@ -65,7 +66,7 @@ static void target_up(struct target *t, const char *setting, const char *mode)
 				 &lctx, &t->rctx, &rlen, &raddr));
 	ASSERT_OK(dat_psp_create_any(t->ia, &t->s.port, t->s.cr_evd,
 				     DAT_PSP_CONSUMER_FLAG, &t->s.psp));
-	ASSERT_OK(sdt_recv(&t->s, 0, 64, 1));
+	ASSERT_OK(sdt_recv(&t->s, 8192, BIG, 1));
 	snprintf(t->trace, sizeof(t->trace), "%s/initiator.trace",
 		 test_tmpdir());
 	snprintf(port, sizeof(port), "%u", (unsigned)t->s.port);
@@ -99,9 +100,12 @@ static void target_down(struct target *t)
 	ASSERT_OK(dat_ia_close(t->ia, DAT_CLOSE_ABRUPT_FLAG));
 }
 
-/* Lines of the initiator's trace of @kind whose event is @event. */
-static unsigned trace_count(const struct target *t, const char *kind,
-			    const char *event)
+/*
+ * Lines of the initiator's trace of @kind whose event is @event, and
+ * with @has in them when not NULL.
+ */
+static unsigned trace_count_with(const struct target *t, const char *kind,
+				 const char *event, const char *has)
 {
 	char *text = test_read_file(t->trace), *line, *save = NULL;
 	char want[64];
@@ -117,11 +121,18 @@ static unsigned trace_count(const struct target *t, const char *kind,
 			continue;
 		ev = strchr(k + strlen(want), ' ');	/* after the object */
 		if (ev != NULL && strncmp(ev + 1, event, strlen(event)) == 0 &&
-		    ev[1 + strlen(event)] == ' ')
+		    ev[1 + strlen(event)] == ' ' &&
+		    (has == NULL || strstr(ev, has) != NULL))
 			n++;
 	}
 	free(text);
 	return n;
+}
+
+static unsigned trace_count(const struct target *t, const char *kind,
+			    const char *event)
+{
+	return trace_count_with(t, kind, event, NULL);
 }
 
 /*
@@ -164,6 +175,42 @@ TEST_IMPL(provider_cma_one_sided)
 TEST_IMPL(provider_cma_copy_forced)
 {
 	write_read("copy", false);
+	return 0;
+}
+
+/*
+ * A SEND of 48 KiB: by address where the target can read the
+ * initiator's memory (the frame is a header alone, addr= names the
+ * message), through the ring with copy.
+ */
+static void send_big(const char *setting, bool by_address)
+{
+	struct target t;
+	int i;
+
+	target_up(&t, setting, "send");
+	sdt_expect_dto(t.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	for (i = 0; i < BIG; i++)
+		ASSERT_EQ(t.s.buf[8192 + i], (char)(i * 7 + 1));
+	ASSERT_OK(dat_ep_disconnect(t.s.ep, DAT_CLOSE_GRACEFUL_FLAG));
+	sdt_expect_conn(t.s.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
+	target_down(&t);
+	ASSERT_EQ(trace_count(&t, "tx", "SEND"), 1);
+	ASSERT_EQ(trace_count_with(&t, "tx", "SEND", " bytes=32 "),
+		  by_address ? 1u : 0u);
+	ASSERT_EQ(trace_count_with(&t, "tx", "SEND", " addr=0x0 "),
+		  by_address ? 0u : 1u);
+}
+
+TEST_IMPL(provider_cma_send_by_address)
+{
+	send_big("auto", true);
+	return 0;
+}
+
+TEST_IMPL(provider_cma_send_copy_forced)
+{
+	send_big("copy", false);
 	return 0;
 }
 
@@ -230,8 +277,9 @@ static DAT_DTO_COMPLETION_STATUS rdma(struct sdt_node *c, bool write,
 
 /*
  * argv[1]: SOFTDAPL_TRANSPORT; argv[2]: the target's port; argv[3]:
- * "basic" (a write, a read, "done", a bad write) or "race" (writes until
- * one fails, "started" after the first).
+ * "basic" (a write, a read, "done", a bad write), "send" (one SEND of
+ * BIG bytes, then the target disconnects) or "race" (writes until one
+ * fails, "started" after the first).
  */
 HELPER_IMPL(cma_initiator)
 {
@@ -261,6 +309,12 @@ HELPER_IMPL(cma_initiator)
 		/* A context of another slot, never given: refused. */
 		ASSERT(rdma(&c, true, 4096, &o, o.rctx ^ 0x40000u, 13) !=
 		       DAT_DTO_SUCCESS);
+	} else if (strcmp(argv[3], "send") == 0) {
+		for (i = 0; i < BIG; i++)
+			c.buf[8192 + i] = (char)(i * 7 + 1);
+		ASSERT_OK(sdt_send(&c, 8192, BIG, 5, 0));
+		sdt_expect_dto(c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 5);
+		sdt_expect_conn(c.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
 	} else {
 		memset(c.buf + 4096, 0x55, 4096);
 		for (k = 100;; k++) {

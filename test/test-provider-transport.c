@@ -552,6 +552,89 @@ static void act_garbage(struct raw *r)
 	ring_put(r, junk, sizeof(junk));
 }
 
+/* A SEND "by address" (proto.h) of 64 bytes at @addr, through the ring. */
+static void send_by_address(struct raw *r, uint64_t addr)
+{
+	uint8_t b[SD_HDR_SIZE];
+	struct sd_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.op = SD_OP_SEND;
+	h.len = 64;
+	h.addr = addr;
+	sd_hdr_pack(&h, b);
+	ring_put(r, b, sizeof(b));
+}
+
+/*
+ * The requester's side of the segment says it takes one-sided accesses,
+ * with its pid and, at @echo, what should be the listener's challenge.
+ */
+static void raw_expose(struct raw *r, const uint64_t *echo)
+{
+	uint8_t *blk = r->seg + SD_SHM_OFF_SIDE(1);
+
+	*w32(r, SD_SHM_OFF_PID_R) = (uint32_t)getpid();
+	__atomic_store_n((uint64_t *)(void *)(blk + SD_SHM_S_ECHO),
+			 (uint64_t)(uintptr_t)echo, __ATOMIC_RELAXED);
+	__atomic_store_n((uint32_t *)(void *)(blk + SD_SHM_S_EXPOSED), 1,
+			 __ATOMIC_RELEASE);
+}
+
+/* A SEND by address from a requester never proved: refused. */
+static void act_send_by_address(struct raw *r)
+{
+	send_by_address(r, (uint64_t)(uintptr_t)r->s.buf);
+}
+
+/*
+ * A requester that exposes itself but cannot echo the listener's
+ * challenge (it names a word that does not hold it): never proved, so
+ * its SEND by address is refused.
+ */
+static void act_lying_echo(struct raw *r)
+{
+	static uint64_t wrong;
+
+	wrong = ~*(uint64_t *)(void *)(r->seg + SD_SHM_OFF_SIDE(0) +
+				       SD_SHM_S_CHALLENGE);
+	raw_expose(r, &wrong);
+	send_by_address(r, (uint64_t)(uintptr_t)r->s.buf);
+}
+
+/*
+ * A proved requester (it echoes the challenge; it is this process) that
+ * names memory it does not have: the listener's read fails, the
+ * connection breaks, nothing is placed.
+ */
+static void act_address_unmapped(struct raw *r)
+{
+	static uint64_t echo;
+
+	echo = *(uint64_t *)(void *)(r->seg + SD_SHM_OFF_SIDE(0) +
+				     SD_SHM_S_CHALLENGE);
+	raw_expose(r, &echo);
+	send_by_address(r, 4096);	/* the first page is never mapped */
+}
+
+TEST_IMPL(provider_hostile_ring_send_by_address)
+{
+	hostile(act_send_by_address);
+	return 0;
+}
+
+TEST_IMPL(provider_hostile_ring_lying_echo)
+{
+	hostile(act_lying_echo);
+	return 0;
+}
+
+TEST_IMPL(provider_hostile_ring_address_unmapped)
+{
+	hostile(act_address_unmapped);
+	return 0;
+}
+
 TEST_IMPL(provider_hostile_ring_tail_jump)
 {
 	hostile(act_tail_jump);
