@@ -27,6 +27,9 @@ TEST_ENTRY(provider_cma_copy_forced)
 TEST_ENTRY(provider_cma_revoke)
 TEST_ENTRY(provider_cma_send_by_address)
 TEST_ENTRY(provider_cma_send_copy_forced)
+TEST_ENTRY(provider_cma_refused_copies)
+TEST_ENTRY(provider_cma_unprivileged_one_sided)
+HELPER_ENTRY(cma_target)
 HELPER_ENTRY(cma_initiator)
 
 /* test-transport-tcp.c: the tests of connections again, over TCP */

@@ -11,11 +11,14 @@
  * trace shows `place` lines for what it placed itself, `tx` frames for
  * the rest.
  */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "provider-conn.h"
@@ -104,10 +107,10 @@ static void target_down(struct target *t)
  * Lines of the initiator's trace of @kind whose event is @event, and
  * with @has in them when not NULL.
  */
-static unsigned trace_count_with(const struct target *t, const char *kind,
-				 const char *event, const char *has)
+static unsigned file_count_with(const char *path, const char *kind,
+				const char *event, const char *has)
 {
-	char *text = test_read_file(t->trace), *line, *save = NULL;
+	char *text = test_read_file(path), *line, *save = NULL;
 	char want[64];
 	unsigned n = 0;
 
@@ -127,6 +130,12 @@ static unsigned trace_count_with(const struct target *t, const char *kind,
 	}
 	free(text);
 	return n;
+}
+
+static unsigned trace_count_with(const struct target *t, const char *kind,
+				 const char *event, const char *has)
+{
+	return file_count_with(t->trace, kind, event, has);
 }
 
 static unsigned trace_count(const struct target *t, const char *kind,
@@ -245,6 +254,138 @@ TEST_IMPL(provider_cma_revoke)
 	return 0;
 }
 
+/*
+ * Where the kernel refuses cross-memory attach, RDMA goes by frames and
+ * SOFTDAPL_DEBUG says why. Two helpers as an unprivileged user (65534),
+ * the target made not dumpable: no process of that user may then ptrace
+ * it or reach its memory, as Yama's ptrace_scope 1 refuses siblings. The
+ * control: the same two with the target dumpable place one-sided.
+ */
+static void unprivileged(bool refused)
+{
+	char dir[512], trace[600], port[16];
+	const char *line, *out;
+	test_helper_t *tg, *in;
+	int status;
+
+	/* Both read the dat.conf made here; the initiator writes its trace. */
+	sdt_conf("lo");
+	snprintf(dir, sizeof(dir), "%s/shared", test_tmpdir());
+	ASSERT_OK(mkdir(dir, 0777));
+	ASSERT_OK(chmod(dir, 0777));
+	ASSERT_OK(chmod(test_tmpdir(), 0755));
+	snprintf(trace, sizeof(trace), "%s/initiator.trace", dir);
+	close(open(trace, O_CREAT | O_WRONLY, 0666));
+	ASSERT_OK(chmod(trace, 0666));	/* opened when the provider loads */
+	tg = test_spawn_helper("cma_target", refused ? "nodump" : "dump", NULL);
+	ASSERT_OK(test_helper_wait_ready(tg, &line));
+	snprintf(port, sizeof(port), "%s", line);
+	test_setenv("SOFTDAPL_TRACE", trace);
+	test_setenv("SOFTDAPL_DEBUG", "1");
+	in = test_spawn_cmd((const char *const[]){ test_self_exe(), "--helper",
+		"cma_initiator", "auto", port, "basic", "nobody", NULL });
+	test_setenv("SOFTDAPL_TRACE", NULL);
+	test_setenv("SOFTDAPL_DEBUG", NULL);
+	ASSERT_OK(test_helper_wait(in, 30, &status));
+	out = test_helper_output(in);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		TEST_FAIL("the initiator failed:\n%s", out);
+	ASSERT_OK(test_helper_wait(tg, 30, &status));
+	ASSERT_EXIT_CODE(status, 0);
+	if (refused) {
+		ASSERT_STR_CONTAINS(out, "the kernel refuses cross-memory attach");
+		ASSERT_EQ(file_count_with(trace, "place", "RDMA_WRITE", NULL), 0);
+		ASSERT_EQ(file_count_with(trace, "tx", "WRITE", NULL), 2);
+		ASSERT_EQ(file_count_with(trace, "tx", "READ_REQ", NULL), 1);
+	} else {
+		ASSERT_STR_CONTAINS(out, "one-sided RDMA: on with pid");
+		ASSERT_EQ(file_count_with(trace, "place", "RDMA_WRITE", NULL), 1);
+		ASSERT_EQ(file_count_with(trace, "place", "RDMA_READ", NULL), 1);
+	}
+	test_helper_free(in);
+	test_helper_free(tg);
+}
+
+TEST_IMPL(provider_cma_refused_copies)
+{
+	if (geteuid() != 0)
+		TEST_SKIP("needs root, to run two helpers as another user");
+	unprivileged(true);
+	return 0;
+}
+
+TEST_IMPL(provider_cma_unprivileged_one_sided)
+{
+	if (geteuid() != 0)
+		TEST_SKIP("needs root, to run two helpers as another user");
+	unprivileged(false);
+	return 0;
+}
+
+/* This helper as user and group 65534, @dumpable or not (see above). */
+static void become_nobody(bool dumpable)
+{
+	ASSERT_OK(setresgid(65534, 65534, 65534));
+	ASSERT_OK(setresuid(65534, 65534, 65534));
+	ASSERT_OK(prctl(PR_SET_DUMPABLE, dumpable ? 1 : 0, 0, 0, 0));
+}
+
+/*
+ * argv[1]: "nodump" or "dump". The target of unprivileged(): as user
+ * 65534, a listener with a region to write; says its port, accepts one
+ * connection, offers the region, takes "done", checks the bytes, and
+ * expects the bad write to break the connection.
+ */
+HELPER_IMPL(cma_target)
+{
+	char name[] = SDT_IA_NAME;
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_CONTEXT lctx;
+	DAT_VLEN rlen;
+	DAT_VADDR raddr;
+	struct target t;
+	struct offer *o;
+	DAT_EVENT ev;
+	int i;
+
+	(void)argc;
+	become_nobody(strcmp(argv[1], "dump") == 0);
+	memset(&t, 0, sizeof(t));
+	ASSERT_OK(dat_ia_open(name, 16, &async, &t.ia));
+	sdt_node_init(&t.s, t.ia, NULL, 65536);
+	t.seg = mmap(NULL, SEG, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT(t.seg != MAP_FAILED);
+	rd.for_va = t.seg;
+	ASSERT_OK(dat_lmr_create(t.ia, DAT_MEM_TYPE_VIRTUAL, rd, SEG, t.s.pz,
+				 DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA, &t.lmr,
+				 &lctx, &t.rctx, &rlen, &raddr));
+	ASSERT_OK(dat_psp_create_any(t.ia, &t.s.port, t.s.cr_evd,
+				     DAT_PSP_CONSUMER_FLAG, &t.s.psp));
+	ASSERT_OK(sdt_recv(&t.s, 8192, BIG, 1));
+	test_helper_ready("%u", (unsigned)t.s.port);
+	ev = sdt_wait(t.s.cr_evd, 20000);
+	ASSERT_EQ(ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+	ASSERT_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+				t.s.ep, 0, NULL));
+	sdt_expect_conn(t.s.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
+	o = (struct offer *)(void *)(t.s.buf + 4096);
+	o->addr = (uint64_t)(uintptr_t)t.seg;
+	o->rctx = t.rctx;
+	o->len = SEG;
+	ASSERT_OK(sdt_send(&t.s, 4096, sizeof(*o), 2, 0));
+	sdt_expect_dto(t.s.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 2);
+	sdt_expect_dto(t.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	for (i = 0; i < 4096; i++)
+		ASSERT_EQ(t.seg[i], 0x5a);
+	sdt_expect_conn(t.s.conn_evd, DAT_CONNECTION_EVENT_BROKEN);
+	ASSERT_OK(dat_lmr_free(t.lmr));
+	sdt_node_fini(&t.s);
+	ASSERT_OK(dat_ia_close(t.ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* The initiator                                                       */
 
@@ -279,7 +420,8 @@ static DAT_DTO_COMPLETION_STATUS rdma(struct sdt_node *c, bool write,
  * argv[1]: SOFTDAPL_TRANSPORT; argv[2]: the target's port; argv[3]:
  * "basic" (a write, a read, "done", a bad write), "send" (one SEND of
  * BIG bytes, then the target disconnects) or "race" (writes until one
- * fails, "started" after the first).
+ * fails, "started" after the first); argv[4], if "nobody": as user 65534
+ * (unprivileged()), with the test's dat.conf.
  */
 HELPER_IMPL(cma_initiator)
 {
@@ -290,7 +432,15 @@ HELPER_IMPL(cma_initiator)
 	int i;
 
 	test_setenv("SOFTDAPL_TRANSPORT", argv[1]);
-	ia = sdt_open_ia(NULL, NULL);
+	if (argc > 4 && strcmp(argv[4], "nobody") == 0) {
+		char name[] = SDT_IA_NAME;
+		DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+
+		become_nobody(true);	/* the dat.conf is the test's */
+		ASSERT_OK(dat_ia_open(name, 16, &async, &ia));
+	} else {
+		ia = sdt_open_ia(NULL, NULL);
+	}
 	sdt_node_init(&c, ia, NULL, 65536);
 	ASSERT_OK(sdt_recv(&c, 0, 64, 1));
 	sdt_connect_to(ia, c.ep, (DAT_CONN_QUAL)atoi(argv[2]),
