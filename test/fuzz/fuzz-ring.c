@@ -78,6 +78,15 @@
  *   OP_CLOSE   closes TCP at once (RST): the peer is gone.
  *   OP_DISC    u8 b: the victim's consumer disconnects: abruptly if b is
  *              odd, gracefully otherwise.
+ *   OP_SIDE    u8 sel, u64 v: the sides' blocks (proto.h, for RDMA placed
+ *              by the initiator and SENDs by address): with sel's bit 7,
+ *              the harness proves itself as a peer would (it echoes the
+ *              victim's challenge, names its pid, says it is exposed and,
+ *              with v odd, that it pulls); else a field of side_def, by
+ *              sel modulo NSIDE, is set to v. The victim's busy flag is
+ *              not among them: a peer that holds it only makes the
+ *              victim's revokes wait (cma.c, bounded), which no fuzzer
+ *              should spend its seconds on.
  *
  * With OPT_NO_RTU the harness does not send the RTU: the input does (or
  * does not), through the ring or over TCP (a wake-up byte before any ring
@@ -111,7 +120,7 @@
 
 enum {
 	OP_PUT, OP_SET, OP_REWRITE, OP_BELL, OP_READ0, OP_WAIT, OP_DRIVE,
-	OP_POST, OP_VSEND, OP_SHUT, OP_CLOSE, OP_DISC, NOP
+	OP_POST, OP_VSEND, OP_SHUT, OP_CLOSE, OP_DISC, OP_SIDE, NOP
 };
 
 #define SET_HOW		0x30
@@ -155,6 +164,18 @@ static const struct {
 	[F_PID_L] = { SD_SHM_OFF_PID_L, 4, -1 },
 	[F_PID_R] = { SD_SHM_OFF_PID_R, 4, -1 },
 };
+
+/* The sides' fields OP_SIDE sets: the requester's (ours), the victim's. */
+static const unsigned side_def[] = {
+	SD_SHM_OFF_SIDE(1) + SD_SHM_S_CHALLENGE, SD_SHM_OFF_SIDE(1) + SD_SHM_S_ECHO,
+	SD_SHM_OFF_SIDE(1) + SD_SHM_S_GRANTS, SD_SHM_OFF_SIDE(1) + SD_SHM_S_SLOTS,
+	SD_SHM_OFF_SIDE(1) + SD_SHM_S_EXPOSED, SD_SHM_OFF_SIDE(1) + SD_SHM_S_PZ,
+	SD_SHM_OFF_SIDE(1) + SD_SHM_S_EP, SD_SHM_OFF_SIDE(1) + SD_SHM_S_EPOCH,
+	SD_SHM_OFF_SIDE(1) + SD_SHM_S_BUSY, SD_SHM_OFF_SIDE(1) + SD_SHM_S_PULLS,
+	SD_SHM_OFF_SIDE(0) + SD_SHM_S_EXPOSED, SD_SHM_OFF_SIDE(0) + SD_SHM_S_PULLS,
+	SD_SHM_OFF_SIDE(0) + SD_SHM_S_EPOCH, SD_SHM_OFF_SIDE(0) + SD_SHM_S_ECHO,
+};
+#define NSIDE	(sizeof(side_def) / sizeof(side_def[0]))
 
 #define GUARD	64
 #define ARENA	(40 * 1024)
@@ -796,6 +817,27 @@ static void ctx_fix(uint8_t *b, size_t n)
 	}
 }
 
+/* OP_SIDE. The u32 fields are those at +24, +28, +56 and +60. */
+static void op_side(struct input *in)
+{
+	static uint64_t echo;
+	unsigned sel = (unsigned)arg(in, 1), off;
+	uint64_t v = arg(in, 8);
+
+	if (sel & 0x80) {
+		echo = seg_load(SD_SHM_OFF_SIDE(0) + SD_SHM_S_CHALLENGE, 8);
+		seg_store(SD_SHM_OFF_SIDE(1) + SD_SHM_S_ECHO, 8,
+			  (uint64_t)(uintptr_t)&echo);
+		field_set(F_PID_R, (uint32_t)getpid());
+		seg_store(SD_SHM_OFF_SIDE(1) + SD_SHM_S_PULLS, 4, v & 1);
+		seg_store(SD_SHM_OFF_SIDE(1) + SD_SHM_S_EXPOSED, 4, 1);
+		return;
+	}
+	off = side_def[sel % NSIDE];
+	seg_store(off, (off % 64 == 24 || off % 64 == 28 || off % 64 >= 56) ?
+		  4 : 8, v);
+}
+
 /* OP_SET. */
 static void op_set(struct input *in)
 {
@@ -956,6 +998,9 @@ static void run_ops(DAT_EP_HANDLE ep, struct input *in)
 			(void)dat_ep_disconnect(ep, arg(in, 1) & 1 ?
 						DAT_CLOSE_ABRUPT_FLAG :
 						DAT_CLOSE_GRACEFUL_FLAG);
+			break;
+		case OP_SIDE:
+			op_side(in);
 			break;
 		}
 	}

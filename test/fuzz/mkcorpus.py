@@ -320,7 +320,8 @@ def ud_seeds():
 # ring options (fuzz-ring.c: OPT_*), the first byte, and its operations
 R_REQS, R_DISC, R_RD1, R_NO_RTU, R_NOREAD = 0x08, 0x10, 0x20, 0x40, 0x80
 (OP_PUT, OP_SET, OP_REWRITE, OP_BELL, OP_READ0, OP_WAIT, OP_DRIVE, OP_POST,
- OP_VSEND, OP_SHUT, OP_CLOSE, OP_DISC) = range(12)
+ OP_VSEND, OP_SHUT, OP_CLOSE, OP_DISC, OP_SIDE) = range(13)
+PROVE = 0x80
 (F_TAIL1, F_CLOSED1, F_WAITING1, F_HEAD1, F_ARMED1, F_TAIL0, F_CLOSED0,
  F_WAITING0, F_HEAD0, F_ARMED0, F_MAGIC, F_VERSION, F_NONCE, F_SIZE,
  F_PID_L, F_PID_R) = range(16)
@@ -342,6 +343,10 @@ def setf(field, v=0, how=ABS, adopt=False, bell=False):
 
 def rewrite(off, data):
     return struct.pack("<BHB", OP_REWRITE, off, len(data)) + data
+
+
+def side(sel, v=0):
+    return struct.pack("<BBQ", OP_SIDE, sel, v & ((1 << 64) - 1))
 
 
 def wait(ms=20):
@@ -415,6 +420,16 @@ def ring_seeds():
     add("response-wrong-len", R_REQS, put(frame(READ_RESP, pat(95), tag=0)))
     add("terminate", R_REQS, put(frame(TERMINATE, tag=3, code=2)))
     add("garbage", 1, put(b"\xee" * 32))
+    # SENDs by address: refused from a peer never proved; from a proved
+    # one, read from its memory (here the harness's, an address it does
+    # not have: refused too); the sides' fields written as a liar would.
+    add("send-by-address-unproved", 7, put(frame(SEND)),
+        put(frame(SEND, ln=5000, addr=0x10000)), wait())
+    add("send-by-address-proved", 7, side(PROVE, 1), put(frame(SEND)),
+        put(frame(SEND, ln=5000, addr=0x1000)), wait())
+    add("sides-lie", 7, side(0, 7), side(1, 0x1000), side(2, 1 << 47),
+        side(3, 0xffffffff), side(4, 1), side(9, 1), side(10, 0),
+        side(12, 5), put(frame(SEND, pat(16))), wait(), put(d))
     add("truncated-then-end", 1, put(frame(SEND, pat(100))[:60]),
         setf(F_CLOSED1, SHM_END, bell=True))
     add("header-then-end", 1, put(frame(SEND, pat(4))[:16]),
