@@ -174,13 +174,14 @@ static int count(const char *s, const char *needle)
 	return n;
 }
 
-/* The frame group (<g class="frame ...">...</g>) whose attributes contain
- * all of @a and @b; a malloc'd copy, or NULL. */
-static char *find_frame(const char *doc, const char *a, const char *b)
+/* The group that starts with @open (<g class="frame ...">...</g>) whose
+ * attributes contain all of @a and @b; a malloc'd copy, or NULL. */
+static char *find_group(const char *doc, const char *open, const char *a,
+			const char *b)
 {
 	const char *p = doc;
 
-	while ((p = strstr(p, "<g class=\"frame ")) != NULL) {
+	while ((p = strstr(p, open)) != NULL) {
 		const char *gt = strchr(p, '>'), *end = strstr(p, "</g>");
 		size_t head = gt ? (size_t)(gt - p) : 0;
 
@@ -192,6 +193,17 @@ static char *find_frame(const char *doc, const char *a, const char *b)
 		p = end;
 	}
 	return NULL;
+}
+
+static char *find_frame(const char *doc, const char *a, const char *b)
+{
+	return find_group(doc, "<g class=\"frame ", a, b);
+}
+
+/* An RDMA placed by its initiator: <g class="place arrow|note ...">. */
+static char *find_place(const char *doc, const char *a, const char *b)
+{
+	return find_group(doc, "<g class=\"place ", a, b);
 }
 
 /* The integer value of attribute @name="N" in the element at @s, or -1. */
@@ -644,19 +656,20 @@ static int lifeline_cols(const char *doc, int *cols, int max)
 
 /*
  * @line holds an arrow from the lifeline at column @from to the one at
- * @to: both ends are lifelines, the head ('>' or '<') touches @to, and no
- * lifeline is between them.
+ * @to, its shaft of @fill ('-' a frame's, '=' a placed RDMA's): both ends
+ * are lifelines, the head ('>' or '<') touches @to, and no lifeline is
+ * between them.
  */
-static void check_arrow(const char *line, int from, int to)
+static void check_arrow(const char *line, int from, int to, char fill)
 {
 	int lo = from < to ? from : to, hi = from < to ? to : from, i;
 
 	ASSERT_NOT_NULL(line);
 	if ((int)strlen(line) <= hi || line[lo] != '|' || line[hi] != '|' ||
 	    (to > from ? line[to - 1] != '>' : line[to + 1] != '<') ||
-	    (to > from ? line[from + 1] != '-' : line[from - 1] != '-'))
-		TEST_FAIL("not an arrow from column %d to %d:\n%s", from, to,
-			  line);
+	    (to > from ? line[from + 1] != fill : line[from - 1] != fill))
+		TEST_FAIL("not an arrow of '%c' from column %d to %d:\n%s",
+			  fill, from, to, line);
 	for (i = lo + 1; i < hi; i++)
 		if (line[i] == '|')
 			TEST_FAIL("a lifeline inside the arrow:\n%s", line);
@@ -698,13 +711,13 @@ TEST_IMPL(seq_text_fixture)
 
 	/* The read: the request to the right, the response back. */
 	l = text_line(doc, "READ_REQ seq=2");
-	check_arrow(l, cols[0], cols[1]);
+	check_arrow(l, cols[0], cols[1], '-');
 	ASSERT_STR_CONTAINS(l, "rkey=0x1a2b");
 	/* Its time: 2010 us after the server's first line. */
 	ASSERT(strncmp(l + strspn(l, " "), "2010 ", 5) == 0);
 	free(l);
 	l = text_line(doc, "READ_RESP seq=1");
-	check_arrow(l, cols[1], cols[0]);
+	check_arrow(l, cols[1], cols[0], '-');
 	free(l);
 	l = text_line(doc, "[ok] RDMA_READ len=32 cookie=0x7");
 	ASSERT_NOT_NULL(l);
@@ -719,7 +732,7 @@ TEST_IMPL(seq_text_fixture)
 
 	/* The send, its receive on the server, the ACK back. */
 	l = text_line(doc, "SEND seq=3");
-	check_arrow(l, cols[0], cols[1]);
+	check_arrow(l, cols[0], cols[1], '-');
 	free(l);
 	l = text_line(doc, "[ok] RECEIVE len=20 cookie=0x1");
 	ASSERT_NOT_NULL(l);
@@ -823,7 +836,7 @@ TEST_IMPL(seq_text_fixture)
 	ASSERT_STR_CONTAINS(doc, "refused: no receive posted");
 	ASSERT_EQ(lifeline_cols(doc, cols, 8), 3);
 	l = text_line(doc, "DATA bytes=64");
-	check_arrow(l, cols[1], cols[2]);
+	check_arrow(l, cols[1], cols[2], '-');
 	free(l);
 	free(doc);
 	return 0;
@@ -1055,6 +1068,258 @@ TEST_IMPL(seq_chromium_fixture)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * RDMA placed by the initiator (place lines)
+ */
+
+/*
+ * A same-host session where the client (pid 100) writes 4096 bytes into
+ * the server's memory and reads 32 back itself: place lines on the
+ * client, nothing at all on the server meanwhile (its CPU took no part).
+ */
+static const char place_client_trace[] =
+"12:00:00.000100 100 api ep1 ep_connect ret=DAT_SUCCESS addr=127.0.0.1 "
+	"port=4791 pdata=0\n"
+"12:00:00.000400 100 tx ep1 HELLO " C_CONN " seq=0 bytes=40 pdata=0 "
+	"qual=4791\n"
+"12:00:00.000900 100 rx ep1 ACCEPT " C_CONN " seq=0 bytes=40 pdata=0\n"
+"12:00:00.000950 100 tx ep1 RTU " C_CONN " seq=1 bytes=40 pdata=0\n"
+"12:00:00.001000 100 api ep1 ep_post_rdma_write ret=DAT_SUCCESS cookie=0x9 "
+	"len=4096 segs=1 rkey=0x4a3c1 raddr=0x7f3a1c000000 rlen=4096 "
+	"flags=DEFAULT\n"
+"12:00:00.001010 100 place ep1 RDMA_WRITE " C_CONN " by=initiator "
+	"rkey=0x4a3c1 raddr=0x7f3a1c000000 len=4096\n"
+"12:00:00.001020 100 dto ep1 RDMA_WRITE evd=evd2 cookie=0x9 "
+	"status=DAT_DTO_SUCCESS len=4096\n"
+"12:00:00.001100 100 api ep1 ep_post_rdma_read ret=DAT_SUCCESS cookie=0xa "
+	"len=32 segs=1 rkey=0x4a3c1 raddr=0x7f3a1c000000 rlen=32 "
+	"flags=DEFAULT\n"
+"12:00:00.001110 100 place ep1 RDMA_READ " C_CONN " by=initiator "
+	"rkey=0x4a3c1 raddr=0x7f3a1c000000 len=32\n"
+"12:00:00.001120 100 dto ep1 RDMA_READ evd=evd2 cookie=0xa "
+	"status=DAT_DTO_SUCCESS len=32\n";
+
+static const char place_server_trace[] =
+"12:00:00.000050 200 api psp1 psp_create ret=DAT_SUCCESS port=4791 "
+	"evd=evd1\n"
+"12:00:00.000450 200 rx - HELLO " S_CONN " seq=0 bytes=40 pdata=0 "
+	"qual=4791 sp=psp1\n"
+"12:00:00.000500 200 api cr1 cr_accept ret=DAT_SUCCESS ep=ep2 pdata=0\n"
+"12:00:00.000520 200 tx ep2 ACCEPT " S_CONN " seq=0 bytes=40 pdata=0\n"
+"12:00:00.000980 200 rx ep2 RTU " S_CONN " seq=1 bytes=40 pdata=0\n"
+"12:00:00.002000 200 api ep2 ep_free ret=DAT_SUCCESS\n";
+
+#define WRITE_WORDS	"RDMA_WRITE 4096 B placed by initiator"
+#define READ_WORDS	"RDMA_READ 32 B read by initiator"
+#define EM_DASH_IDLE	" \xe2\x80\x94 target CPU idle"
+
+static void write_place_fixture(void)
+{
+	test_write_file("pclient.trace", place_client_trace);
+	test_write_file("pserver.trace", place_server_trace);
+}
+
+/* The id ("laneN") of the lifeline of @pid's @name in a picture. */
+static void lane_id(const char *doc, long pid, const char *name, char *id,
+		    size_t len)
+{
+	char needle[128];
+	int n;
+
+	for (n = 0; n < 64; n++) {
+		snprintf(needle, sizeof(needle), "id=\"lane%d\" "
+			 "data-lane=\"%s\" data-pid=\"%ld\"", n, name, pid);
+		if (find(doc, needle) != NULL) {
+			snprintf(id, len, "lane%d", n);
+			return;
+		}
+	}
+	TEST_FAIL("no lifeline of %ld:%s", pid, name);
+}
+
+/*
+ * What a picture of both traces holds: the write an arrow from the
+ * client's EP to the server's, the read one back, both dashed in the
+ * place style with their words; no frame for either.
+ */
+static void check_place_arrows(const char *doc)
+{
+	char cli[16], srv[16], from[48], to[48], *f;
+
+	lane_id(doc, 100, "ep1", cli, sizeof(cli));
+	lane_id(doc, 200, "ep2", srv, sizeof(srv));
+	snprintf(from, sizeof(from), "data-from=\"%s\"", cli);
+	snprintf(to, sizeof(to), "data-to=\"%s\"", srv);
+	f = find_place(doc, "class=\"place arrow write\"", from);
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, to);
+	ASSERT_STR_CONTAINS(f, "data-op=\"RDMA_WRITE\"");
+	ASSERT_STR_CONTAINS(f, "data-conn=\"127.0.0.1:50312&gt;"
+			    "127.0.0.1:4791\"");
+	ASSERT_STR_CONTAINS(f, "data-line=\"pclient.trace:6\"");
+	ASSERT_STR_CONTAINS(f, WRITE_WORDS EM_DASH_IDLE);
+	ASSERT_STR_CONTAINS(f, "stroke-dasharray=");
+	ASSERT_STR_CONTAINS(f, "marker-end=\"url(#ah-place)\"");
+	free(f);
+	snprintf(from, sizeof(from), "data-from=\"%s\"", srv);
+	snprintf(to, sizeof(to), "data-to=\"%s\"", cli);
+	f = find_place(doc, "class=\"place arrow read\"", from);
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, to);
+	ASSERT_STR_CONTAINS(f, READ_WORDS EM_DASH_IDLE);
+	free(f);
+	ASSERT(strstr(doc, "<g class=\"place note") == NULL);
+	/* The handshake's three frames, and nothing for the RDMA. */
+	ASSERT_EQ(count(doc, "<g class=\"frame "), 3);
+	ASSERT_EQ(arrows_go_down(doc), 3);
+	ASSERT(strstr(doc, "data-op=\"WRITE\"") == NULL);
+	ASSERT(strstr(doc, "data-op=\"READ_REQ\"") == NULL);
+}
+
+/*
+ * Both sides' traces: each place line is an arrow between the two EPs (the
+ * peer found by its connection reversed, as an rx finds its tx), the
+ * legend says what the style means, and the text has '=' arrows.
+ */
+TEST_IMPL(seq_place_matched)
+{
+	char *out, *doc, *dom, *l;
+	int cols[8];
+
+	write_place_fixture();
+	ASSERT_EQ(run_seq(&out, "-o", "place.svg", "pclient.trace",
+			  "pserver.trace", NULL), 0);
+	/* place is a kind of line, not something to skip. */
+	ASSERT(strstr(out, "skipped") == NULL);
+	free(out);
+	doc = test_read_file("place.svg");
+	ASSERT_NOT_NULL(doc);
+	check_place_arrows(doc);
+	/* Its arrowhead, and the legend's entry with the same line. */
+	ASSERT_STR_CONTAINS(doc, "<marker id=\"ah-place\"");
+	ASSERT_STR_CONTAINS(doc, "RDMA placed by initiator (no frame, "
+			    "target CPU idle)");
+	ASSERT_GE(count(doc, "url(#ah-place)"), 3);
+	free(doc);
+	check_xml("place.svg");
+
+	/* A window with only the client's lines keeps the target's EP. */
+	ASSERT_EQ(run_seq(&out, "--from", "12:00:00.001000", "-o", "win.svg",
+			  "pclient.trace", "pserver.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("win.svg");
+	ASSERT_STR_CONTAINS(doc, "data-lane=\"ep2\" data-pid=\"200\"");
+	ASSERT_EQ(count(doc, "<g class=\"place arrow "), 2);
+	free(doc);
+
+	/* Text: the write to the right, the read back, shafts of '='. */
+	ASSERT_EQ(run_seq(&out, "--text", "-e", "ep1,ep2", "-o", "place.txt",
+			  "pclient.trace", "pserver.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("place.txt");
+	printf("%s", doc);
+	check_text(doc, 100);
+	ASSERT_EQ(lifeline_cols(doc, cols, 8), 2);
+	/* Too long for the arrow whole: who did it is left to the style. */
+	l = text_line(doc, "RDMA_WRITE 4096 B, target CPU idle");
+	check_arrow(l, cols[0], cols[1], '=');
+	free(l);
+	l = text_line(doc, READ_WORDS ", target CPU idle");
+	check_arrow(l, cols[1], cols[0], '=');
+	free(l);
+	ASSERT_LT(line_no(doc, "RDMA_WRITE 4096 B,"),
+		  line_no(doc, "[ok] RDMA_WRITE len=4096"));
+	ASSERT_STR_CONTAINS(doc, "|====>| an RDMA its initiator placed");
+	free(doc);
+
+	/* The page's self-check: the arrows end on their lifelines. */
+	ASSERT_EQ(run_seq(&out, "-o", "place.html", "pclient.trace",
+			  "pserver.trace", NULL), 0);
+	free(out);
+	dom = chromium_dom("place.html", 0);
+	if (dom == NULL) {
+		printf("chromium missing: the page's self-check not run\n");
+		return 0;
+	}
+	check_selfcheck(dom);
+	ASSERT_STR_CONTAINS(dom, " 3 frames, 3 lifelines, 2 placed");
+	check_place_arrows(dom);
+	free(dom);
+	return 0;
+}
+
+/*
+ * Only the initiator's trace (or the target's lifeline filtered out): each
+ * place line is a note on the initiator's EP, with the same words (the
+ * lifeline wide enough for them: a one-lifeline picture is narrow).
+ */
+TEST_IMPL(seq_place_alone)
+{
+	char *out, *doc, *f, *l;
+	int cols[8];
+
+	write_place_fixture();
+	ASSERT_EQ(run_seq(&out, "-w", "400", "-o", "alone.svg", "pclient.trace",
+			  NULL), 0);
+	ASSERT(strstr(out, "skipped") == NULL);
+	free(out);
+	doc = test_read_file("alone.svg");
+	ASSERT_NOT_NULL(doc);
+	ASSERT(strstr(doc, "<g class=\"place arrow") == NULL);
+	ASSERT_EQ(count(doc, "<g class=\"place note "), 2);
+	f = find_place(doc, "class=\"place note write\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, "data-op=\"RDMA_WRITE\"");
+	ASSERT_STR_CONTAINS(f, "<rect class=\"box place\"");
+	ASSERT_STR_CONTAINS(f, WRITE_WORDS EM_DASH_IDLE);
+	free(f);
+	f = find_place(doc, "class=\"place note read\"", NULL);
+	ASSERT_NOT_NULL(f);
+	ASSERT_STR_CONTAINS(f, READ_WORDS EM_DASH_IDLE);
+	free(f);
+	/* The lone handshake frames still end in stubs. */
+	ASSERT_EQ(count(doc, "<g class=\"frame "), 3);
+	free(doc);
+	check_xml("alone.svg");
+
+	/* Both traces, the server's EP left out by --ep: notes too. */
+	ASSERT_EQ(run_seq(&out, "--ep", "100:ep1", "-o", "ep.svg",
+			  "pclient.trace", "pserver.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("ep.svg");
+	ASSERT_EQ(count(doc, "<g class=\"lifeline "), 1);
+	ASSERT_EQ(count(doc, "<g class=\"place note "), 2);
+	free(doc);
+
+	/* Text: a note on the EP's lifeline, the whole words. */
+	ASSERT_EQ(run_seq(&out, "--text", "-o", "alone.txt", "pclient.trace",
+			  NULL), 0);
+	free(out);
+	doc = test_read_file("alone.txt");
+	printf("%s", doc);
+	check_text(doc, 100);
+	ASSERT_EQ(lifeline_cols(doc, cols, 8), 1);
+	l = text_line(doc, WRITE_WORDS ", target CPU idle");
+	ASSERT_NOT_NULL(l);
+	ASSERT_EQ(l[cols[0]], '*');
+	free(l);
+	l = text_line(doc, READ_WORDS ", target CPU idle");
+	ASSERT_NOT_NULL(l);
+	ASSERT_EQ(l[cols[0]], '*');
+	free(l);
+	free(doc);
+
+	/* A place line must name its connection. */
+	test_write_file("noconn.trace",
+		"12:00:00.000001 7 place ep1 RDMA_WRITE by=initiator len=8\n"
+		"12:00:00.000002 7 api ep1 ep_free ret=DAT_SUCCESS\n");
+	ASSERT_EQ(run_seq(&out, "-o", "noconn.svg", "noconn.trace", NULL), 0);
+	ASSERT_STR_CONTAINS(out, "noconn.trace:1: skipped: a place line "
+			    "without conn=LOCAL>REMOTE");
+	free(out);
+	return 0;
+}
+
 /*
  * Runs example @name with SOFTDAPL_TRACE=trace.%p and returns the trace it
  * wrote (a malloc'd path), or NULL when it wrote none.
@@ -1092,11 +1357,17 @@ static char *trace_example(const char *name)
 	return found;
 }
 
+/*
+ * The read through frames (SOFTDAPL_TRANSPORT=copy, whatever the kernel
+ * allows): READ_REQ and READ_RESP, each with both ends.
+ */
 TEST_IMPL(seq_real_rdma_read)
 {
 	char *trace, *out, *dom, *f;
 
+	test_setenv("SOFTDAPL_TRANSPORT", "copy");
 	trace = trace_example("rdma-read");
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
 	if (trace == NULL)
 		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
 	ASSERT_EQ(run_seq(&out, "-o", "real.html", trace, NULL), 0);
@@ -1195,7 +1466,8 @@ TEST_IMPL(seq_selfcheck_catches)
 /*
  * Every example of test/examples, traced by the provider, is drawn whole:
  * each line parses, and in these one-process sessions every frame has both
- * ends (no stub).
+ * ends (no stub) and every RDMA placed by its initiator (where the kernel
+ * allows cross-memory attach) is an arrow to its target's EP.
  */
 TEST_IMPL(seq_real_examples)
 {
@@ -1205,11 +1477,16 @@ TEST_IMPL(seq_real_examples)
 	size_t i;
 
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
-		char *trace, *out, *doc, svg[64];
+		char *trace, *out, *doc, *text, svg[64];
+		int placed;
 
 		trace = trace_example(examples[i]);
 		if (trace == NULL)
 			TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+		text = test_read_file(trace);
+		ASSERT_NOT_NULL(text);
+		placed = count(text, " place ");
+		free(text);
 		snprintf(svg, sizeof(svg), "%s.svg", examples[i]);
 		ASSERT_EQ(run_seq(&out, "-o", svg, trace, NULL), 0);
 		if (strstr(out, "skipped") != NULL)
@@ -1220,8 +1497,11 @@ TEST_IMPL(seq_real_examples)
 		free(trace);
 		doc = test_read_file(svg);
 		ASSERT_NOT_NULL(doc);
-		printf("%s: %d frames, %d completions\n", examples[i],
-		       count(doc, "<g class=\"frame "), count(doc, "<g class=\"dto "));
+		printf("%s: %d frames, %d placed, %d completions\n",
+		       examples[i], count(doc, "<g class=\"frame "), placed,
+		       count(doc, "<g class=\"dto "));
+		ASSERT_EQ(count(doc, "<g class=\"place arrow "), placed);
+		ASSERT_EQ(count(doc, "<g class=\"place note "), 0);
 		ASSERT_GE(count(doc, "<g class=\"lifeline ep\""), 2);
 		if (count(doc, " stub\"") != 0)
 			TEST_FAIL("%s: a frame without its other end", examples[i]);

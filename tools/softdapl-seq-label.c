@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softdapl-seq: the words of the rows, shared by every output: a frame's
- * label, the text of a note (api, dto, state, event, error), the name of a
- * lifeline. The pictures mark notes with UTF-8 signs; the text output asks
- * for plain ASCII.
+ * label, an RDMA placed by its initiator, the text of a note (api, dto,
+ * state, event, error, and place when its target is not drawn), the name
+ * of a lifeline. The pictures mark notes with UTF-8 signs; the text
+ * output asks for plain ASCII.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,14 +34,15 @@ struct signs {
 	const char *state;	/* between the old state and the new */
 	const char *event;	/* before an event's name */
 	const char *error;	/* before an error's message */
+	const char *idle;	/* before a placed RDMA's "target CPU idle" */
 };
 
 static const struct signs utf8_signs = {
 	" #", " \xe2\x86\x92 ", " \xe2\x87\x92 ", "\xe2\x9a\x91 ",
-	"\xe2\x9a\xa0 ",
+	"\xe2\x9a\xa0 ", " \xe2\x80\x94 ",
 };
 static const struct signs ascii_signs = {
-	" seq=", " -> ", " => ", "event ", "error: ",
+	" seq=", " -> ", " => ", "event ", "error: ", ", ",
 };
 
 /*
@@ -139,6 +141,26 @@ void frame_label(const struct item *it, char *buf, size_t len, int ascii)
 }
 
 /*
+ * The words of an RDMA its initiator did itself in the target's memory,
+ * for its arrow and its note alike: "RDMA_WRITE 4096 B placed by initiator
+ * -- target CPU idle", a read's "read by initiator" (an em dash for "--"
+ * in the pictures, a comma in ASCII); with a length of up to three digits
+ * it fits inside an arrow between two text lifelines MAX_SPACING apart.
+ * @brief leaves out who did it ("RDMA_WRITE 4096 B, target CPU idle"),
+ * for a shorter arrow, whose style says it.
+ */
+void place_label(const struct item *it, char *buf, size_t len, int ascii,
+		 int brief)
+{
+	const struct signs *sg = ascii ? &ascii_signs : &utf8_signs;
+	const char *n = find_kv(it, "len");
+
+	snprintf(buf, len, "%s %s B%s%starget CPU idle", it->ev, n ? n : "?",
+		 brief ? "" : place_is_read(it) ? " read by initiator" :
+		 " placed by initiator", sg->idle);
+}
+
+/*
  * The text of a note. A completion reads "RDMA_READ len=32 ..." after a
  * check mark, or "SEND DAT_DTO_ERR_FLUSHED ..." after a cross; in ASCII
  * "[ok] RDMA_READ len=32 ..." or "[FLUSHED] SEND ...".
@@ -212,6 +234,9 @@ void note_text(const struct item *it, char *buf, size_t len, int ascii)
 	case K_ERROR:
 		v = find_kv(it, "msg");
 		snprintf(buf, len, "%s%s", sg->error, v ? v : it->ev);
+		break;
+	case K_PLACE:
+		place_label(it, buf, len, ascii, 0);
 		break;
 	default:
 		break;

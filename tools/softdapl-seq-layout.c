@@ -2,9 +2,10 @@
 /*
  * softdapl-seq: the layout every output shares. Items go on lanes (one
  * lifeline per EP, service point and SRQ, one per process for the rest),
- * each rx is paired with its tx, the rows are ordered (each file's order
- * kept, an rx never before its tx), the options' filters mark what is
- * shown, and the shown lanes are put in order from left to right.
+ * each rx is paired with its tx and each RDMA placed by its initiator with
+ * the target's lane, the rows are ordered (each file's order kept, an rx
+ * never before its tx), the options' filters mark what is shown, and the
+ * shown lanes are put in order from left to right.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -140,6 +141,15 @@ int conn_lane(long pid, const char *conn)
 	return -1;
 }
 
+/*
+ * A line whose conn= is the connection of its EP: a frame (tx, rx), or an
+ * RDMA placed by the initiator (place).
+ */
+static int on_conn(const struct item *it)
+{
+	return it->kind == K_TX || it->kind == K_RX || it->kind == K_PLACE;
+}
+
 /* "A>B" -> "B>A" into @buf. */
 const char *conn_reverse(const char *conn, char *buf, size_t len)
 {
@@ -157,18 +167,19 @@ const char *conn_reverse(const char *conn, char *buf, size_t len)
  * SRQ's receive), else on its object's lane, else on the EP its keys name
  * (ep=), the service point of its CR, or its service point (sp=, the
  * passive side's HELLO), else, for a frame of no object, the lane its
- * connection has in the same process, else its process's lane.
+ * connection has in the same process, else its process's lane. An EP's
+ * header shows the first connection of its frames and placed RDMA.
  */
 void assign_lanes(void)
 {
 	int i;
 
-	/* First the connections of the frames that name their EP. */
+	/* First the connections of the lines that name their EP. */
 	for (i = 0; i < nitems; i++) {
 		struct item *it = &items[i];
 		int l;
 
-		if (it->kind != K_TX && it->kind != K_RX)
+		if (!on_conn(it))
 			continue;
 		l = obj_num(it->obj, "ep") >= 0 ?
 			named_lane(it->pid, it->obj) : -1;
@@ -198,7 +209,7 @@ void assign_lanes(void)
 		/* A HELLO read before its EP is known: at the listener. */
 		if (l < 0 && (v = find_kv(it, "sp")) != NULL)
 			l = named_lane(it->pid, v);
-		if (l < 0 && (it->kind == K_TX || it->kind == K_RX))
+		if (l < 0 && on_conn(it))
 			l = conn_lane(it->pid, find_kv(it, "conn"));
 		if (l < 0)
 			l = lane_of(it->pid, "", L_PROC, 0);
@@ -212,8 +223,7 @@ void assign_lanes(void)
 			crs[ncrs].lane = l;
 			ncrs++;
 		}
-		if ((it->kind == K_TX || it->kind == K_RX) &&
-		    lanes[l].kind == L_EP) {
+		if (on_conn(it) && lanes[l].kind == L_EP) {
 			struct lane *ln = &lanes[l];
 			const char *c = find_kv(it, "conn");
 
@@ -263,12 +273,60 @@ static char *frame_key(const char *conn, const char *seq, int reverse)
 	return k;
 }
 
-/* Pairs each rx with the earliest unmatched tx of (conn reversed, seq). */
+/*
+ * Gives each place line its target: the EP whose frames name the same
+ * connection reversed (REMOTE>LOCAL), in any process, as an rx finds its
+ * tx. None (-1) when the target's trace is not given, or its connection
+ * is known only at a service point (a HELLO).
+ */
+static void match_places(void)
+{
+	char rev[256];
+	int i, l;
+
+	for (i = 0; i < nitems; i++) {
+		struct item *it = &items[i];
+
+		if (it->kind != K_PLACE)
+			continue;
+		l = conn_lane(-1, conn_reverse(find_kv(it, "conn"), rev,
+					       sizeof(rev)));
+		it->peer = l >= 0 && lanes[l].kind == L_EP && l != it->lane ?
+			l : -1;
+	}
+}
+
+/* A place line's RDMA took bytes from the target (else it put some). */
+int place_is_read(const struct item *it)
+{
+	return strcmp(it->ev, "RDMA_READ") == 0;
+}
+
+/*
+ * The lanes a place line's arrow joins, the way the bytes went: a write's
+ * from the initiator to its target, a read's back. Returns -1, setting
+ * neither, when the target's lane is not known or not shown: the line is
+ * then a note on the initiator's lifeline. Valid after apply_filters().
+ */
+int place_arrow(const struct item *it, int *from, int *to)
+{
+	if (it->kind != K_PLACE || it->peer < 0 || !lanes[it->peer].shown)
+		return -1;
+	*from = place_is_read(it) ? it->peer : it->lane;
+	*to = place_is_read(it) ? it->lane : it->peer;
+	return 0;
+}
+
+/*
+ * Pairs each rx with the earliest unmatched tx of (conn reversed, seq),
+ * and each place line with its target's lane.
+ */
 void match_frames(void)
 {
 	struct fkey *tx = NULL;
 	int ntx = 0, i;
 
+	match_places();
 	for (i = 0; i < nitems; i++)
 		if (items[i].kind == K_TX)
 			ntx++;
@@ -433,12 +491,23 @@ void apply_filters(void)
 		if (opt_have_to && it->t > opt_to)
 			it->shown = 0;
 	}
-	/* A lifeline with nothing left on it goes too. */
+	/*
+	 * A lifeline with nothing left on it goes too, except the target of
+	 * a placed RDMA that is shown, where its arrow ends (if the options
+	 * select that lifeline).
+	 */
 	for (i = 0; i < nlanes; i++)
 		lanes[i].shown = 0;
-	for (i = 0; i < nitems; i++)
-		if (items[i].shown)
-			lanes[items[i].lane].shown = 1;
+	for (i = 0; i < nitems; i++) {
+		const struct item *it = &items[i];
+
+		if (!it->shown)
+			continue;
+		lanes[it->lane].shown = 1;
+		if (it->kind == K_PLACE && it->peer >= 0 &&
+		    lane_selected(&lanes[it->peer]))
+			lanes[it->peer].shown = 1;
+	}
 }
 
 /* ------------------------------------------------------------------------

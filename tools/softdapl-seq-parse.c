@@ -15,7 +15,7 @@
 #include "softdapl-seq.h"
 
 static const char *const kind_names[K_NKINDS] = {
-	"api", "state", "tx", "rx", "dto", "event", "error",
+	"api", "state", "tx", "rx", "place", "dto", "event", "error",
 };
 
 /* Unparsable lines reported one by one, per file; the rest are counted. */
@@ -96,6 +96,7 @@ static const char *parse_line(const char *line, struct item *it)
 
 	memset(it, 0, sizeof(*it));
 	it->match = -1;
+	it->peer = -1;
 	it->buf = xstrdup(line);
 	p = it->buf;
 	time_s = next_col(&p);
@@ -116,7 +117,8 @@ static const char *parse_line(const char *line, struct item *it)
 		if (strcmp(kind_s, kind_names[k]) == 0)
 			break;
 	if (k == K_NKINDS)
-		return "unknown kind (want api, state, tx, rx, dto, event or error)";
+		return "unknown kind (want api, state, tx, rx, place, dto, "
+			"event or error)";
 	it->kind = (enum kind)k;
 	while (*p != '\0') {
 		char *key = p, *eq, *val;
@@ -155,10 +157,13 @@ static const char *parse_line(const char *line, struct item *it)
 		it->kv[it->nkv].v = val;
 		it->nkv++;
 	}
-	if ((it->kind == K_TX || it->kind == K_RX) &&
+	/* Frames and placed RDMA name their connection: it pairs them. */
+	if ((it->kind == K_TX || it->kind == K_RX || it->kind == K_PLACE) &&
 	    (find_kv(it, "conn") == NULL ||
 	     strchr(find_kv(it, "conn"), '>') == NULL))
-		return "a frame without conn=LOCAL>REMOTE";
+		return it->kind == K_PLACE ?
+			"a place line without conn=LOCAL>REMOTE" :
+			"a frame without conn=LOCAL>REMOTE";
 	it->raw = xstrdup(line);
 	return NULL;
 }

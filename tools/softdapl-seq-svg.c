@@ -4,7 +4,8 @@
  * or as a self-contained HTML page (the SVG inline, a legend above it and
  * a script that checks the drawing). Every row holds exactly one item, so
  * no two labels can overlap; the page's script checks this, and that every
- * arrow ends on a lifeline.
+ * arrow (a frame's, or an RDMA's that its initiator placed) ends on a
+ * lifeline.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -33,24 +34,34 @@ static int width, height;
 static int body_height;	/* height without the legend */
 int lane_w = 210;	/* --lane-width */
 
-/* Frame families: colour and arrowhead. */
+/*
+ * Arrow families: colour, dashes and arrowhead. All but the last are
+ * frames' (family_of()); the last is an RDMA its initiator placed in the
+ * target's memory, no frame at all.
+ */
 struct family {
 	const char *name;	/* class and arrowhead id */
 	const char *label;	/* in the legend */
 	const char *color;
-	int dashed;
+	const char *dash;	/* stroke-dasharray, or NULL for a solid line */
 };
 
 static const struct family families[] = {
-	{ "send", "SEND", "#1565c0", 0 },
-	{ "write", "WRITE", "#6a1b9a", 0 },
-	{ "readreq", "READ_REQ", "#00838f", 0 },
-	{ "readresp", "READ_RESP", "#e65100", 0 },
-	{ "atomic", "atomics", "#5d4037", 0 },
-	{ "ack", "ACK", "#9e9e9e", 1 },
-	{ "end", "DISCONNECT/TERMINATE/REJECT", "#c62828", 0 },
-	{ "cm", "handshake", "#37474f", 0 },
+	{ "send", "SEND", "#1565c0", NULL },
+	{ "write", "WRITE", "#6a1b9a", NULL },
+	{ "readreq", "READ_REQ", "#00838f", NULL },
+	{ "readresp", "READ_RESP", "#e65100", NULL },
+	{ "atomic", "atomics", "#5d4037", NULL },
+	{ "ack", "ACK", "#9e9e9e", "3 2" },
+	{ "end", "DISCONNECT/TERMINATE/REJECT", "#c62828", NULL },
+	{ "cm", "handshake", "#37474f", NULL },
+	{ "place", "RDMA placed by initiator (no frame, target CPU idle)",
+	  "#ad1457", "7 4" },
 };
+
+#define NFAMILIES	(sizeof(families) / sizeof(families[0]))
+
+static const struct family *const place_family = &families[NFAMILIES - 1];
 
 static const struct family *family_of(const char *op)
 {
@@ -246,7 +257,7 @@ static void put_marker_defs(void)
 	size_t i;
 
 	put("<defs>");
-	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+	for (i = 0; i < NFAMILIES; i++)
 		P("<marker id=\"ah-%s\" viewBox=\"0 0 10 10\" refX=\"9\" "
 		  "refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
 		  "orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"%s\"/>"
@@ -278,10 +289,14 @@ static const char *const css =
 	".seq .box.bad{fill:#ffcdd2;stroke:#b71c1c}"
 	".seq .dto.ok text{fill:#1b5e20}"
 	".seq .dto.err text,.seq .error text,.seq .api.fail text{fill:#b71c1c}"
-	".seq .frame line{stroke-width:1.5;fill:none}"
+	".seq .frame line,.seq .legend line{stroke-width:1.5;fill:none}"
+	".seq .place line{stroke-width:2;fill:none}"
 	".seq .frame.ack line{stroke-width:1}"
 	".seq .frame text{font-size:10px}"
 	".seq .frame.ack text{fill:#757575}"
+	".seq .place.arrow text{font-size:10px}"
+	".seq .place text{fill:#880e4f}"
+	".seq .box.place{fill:#fce4ec;stroke:#ad1457;stroke-dasharray:4 2}"
 	".seq .stubmark{fill:#fff;stroke-width:1.5}"
 	".seq .statebar{stroke:none}"
 	".seq .hdrbg{fill:#fff;fill-opacity:0}"
@@ -353,6 +368,19 @@ static int peer_dir(const struct item *it)
 	if (l < 0 || !lanes[l].shown || lanes[l].x == lanes[it->lane].x)
 		return lanes[it->lane].x + lane_w / 2 + STUB < width ? 1 : -1;
 	return lanes[l].x > lanes[it->lane].x ? 1 : -1;
+}
+
+/* An arrow's line in @fam's colour and dashes, with its head if @head. */
+static void put_line(int x1, int y1, int x2, int y2, const struct family *fam,
+		     int head)
+{
+	P("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"", x1, y1,
+	  x2, y2, fam->color);
+	if (fam->dash != NULL)
+		P(" stroke-dasharray=\"%s\"", fam->dash);
+	if (head)
+		P(" marker-end=\"url(#ah-%s)\"", fam->name);
+	put("/>");
 }
 
 static void put_frame_attrs(const struct item *tx, const struct item *rx,
@@ -451,12 +479,7 @@ static void put_frame(const struct item *it)
 		y1 = y2 = rx->y + 9;
 		put_frame_text(x1 - dir * 8, rx->y + 13, -dir, label);
 	}
-	P("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"%s",
-	  x1, y1, x2, y2, fam->color,
-	  fam->dashed ? " stroke-dasharray=\"3 2\"" : "");
-	if (rx != NULL)
-		P(" marker-end=\"url(#ah-%s)\"", fam->name);
-	put("/>");
+	put_line(x1, y1, x2, y2, fam, rx != NULL);
 	if (tx != NULL && rx == NULL)
 		P("<path class=\"stubmark\" d=\"M%d,%dl8,8m0,-8l-8,8\" "
 		  "stroke=\"%s\"/>", x2 - 4, y2 - 4, fam->color);
@@ -468,6 +491,45 @@ static void put_frame(const struct item *it)
 
 		snprintf(bad, sizeof(bad), "refused: %s", find_kv(rx, "bad"));
 		put_note(rx, "bad", bad, rx->y + (rx->h - ROW));
+	}
+	put("</g>\n");
+}
+
+/*
+ * An RDMA its initiator did itself in the target's memory: a dashed arrow
+ * on its row between the two EPs' lifelines, the way the bytes went, its
+ * words along it, and nothing on the target's side, whose CPU took no
+ * part; a note on the initiator's lifeline when the target is not drawn.
+ * <g class="place arrow|note write|read">, with data-from and data-to
+ * (lanes) for an arrow, data-lane for a note.
+ */
+static void put_place(const struct item *it)
+{
+	char label[512];
+	int from, to, arrow = place_arrow(it, &from, &to) == 0;
+
+	place_label(it, label, sizeof(label), 0, 0);
+	P("<g class=\"place %s %s\" data-op=\"", arrow ? "arrow" : "note",
+	  place_is_read(it) ? "read" : "write");
+	esc(it->ev, -1);
+	put("\" data-conn=\"");
+	esc(find_kv(it, "conn"), -1);
+	put("\"");
+	if (arrow)
+		P(" data-from=\"lane%d\" data-to=\"lane%d\"", from, to);
+	else
+		P(" data-lane=\"lane%d\"", it->lane);
+	put_origin(it);
+	put(">");
+	put_title(it);
+	if (arrow) {
+		int x1 = lanes[from].x, x2 = lanes[to].x;
+		int dir = x2 > x1 ? 1 : -1;
+
+		put_frame_text(x1 + dir * 6, it->y + 12, dir, label);
+		put_line(x1, it->y + 15, x2, it->y + 15, place_family, 1);
+	} else {
+		put_note(it, "place", label, it->y);
 	}
 	put("</g>\n");
 }
@@ -484,6 +546,10 @@ static void put_item(const struct item *it)
 	}
 	if (it->kind == K_TX || it->kind == K_RX) {
 		put_frame(it);
+		return;
+	}
+	if (it->kind == K_PLACE) {
+		put_place(it);
 		return;
 	}
 	note_text(it, text, sizeof(text), 0);
@@ -603,7 +669,7 @@ static const char *const legend_notes[] = {
 /* Draws the legend if @draw; returns its rows. */
 static int legend_rows(int draw)
 {
-	size_t i, n = sizeof(families) / sizeof(families[0]);
+	size_t i, n = NFAMILIES;
 	size_t m = sizeof(legend_notes) / sizeof(legend_notes[0]);
 	int x = LEFT, rows = 1;
 
@@ -619,12 +685,8 @@ static int legend_rows(int draw)
 			int y = body_height + 4 + (rows - 1) * ROW;
 
 			if (i < n)
-				P("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" "
-				  "y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\"%s "
-				  "marker-end=\"url(#ah-%s)\"/>", x, y + 9, x + 18,
-				  y + 9, families[i].color, families[i].dashed ?
-				  " stroke-dasharray=\"3 2\"" : "",
-				  families[i].name);
+				put_line(x, y + 9, x + 18, y + 9,
+					 &families[i], 1);
 			P("<text class=\"lbl\" x=\"%d\" y=\"%d\">",
 			  x + (i < n ? 24 : 0), y + 13);
 			esc(t, -1);
@@ -664,8 +726,9 @@ static void put_svg(int standalone, const char *title)
 }
 
 /*
- * The page's self-check: no two texts overlap, every arrow starts and ends
- * on the lifeline of its lane (a stub on one of them), within its extent.
+ * The page's self-check: no two texts overlap, every arrow (a frame's or a
+ * placed RDMA's) starts and ends on the lifeline of its lane (a stub on
+ * one of them), within its extent.
  */
 static const char *const selfcheck_js =
 	"(function(){\n"
@@ -683,19 +746,22 @@ static const char *const selfcheck_js =
 	"  bottom:+g.dataset.bottom};});\n"
 	"function on(id,x,y){var l=lanes[id];return l&&Math.abs(l.x-x)<0.5&&"
 	"y>=l.top&&y<=l.bottom;}\n"
-	"var fr=svg.querySelectorAll('g.frame');\n"
-	"[].forEach.call(fr,function(g){var l=g.querySelector('line'),\n"
+	"var fr=svg.querySelectorAll('g.frame'),"
+	"pl=svg.querySelectorAll('g.place.arrow');\n"
+	"[].concat([].slice.call(fr),[].slice.call(pl)).forEach(function(g){\n"
+	" var l=g.querySelector('line'),\n"
 	" x1=+l.getAttribute('x1'),y1=+l.getAttribute('y1'),"
 	"x2=+l.getAttribute('x2'),y2=+l.getAttribute('y2'),\n"
 	" f=g.dataset.from,to=g.dataset.to,ok=true;\n"
 	" if(f&&!on(f,x1,y1))ok=false;if(to&&!on(to,x2,y2))ok=false;\n"
 	" if(!f&&!to)ok=false;if(f&&to&&y2<y1)ok=false;\n"
-	" if(!ok)bad.push('arrow off its lifelines: '+g.dataset.op+' #'+"
-	"g.dataset.seq);});\n"
+	" if(!ok)bad.push('arrow off its lifelines: '+g.dataset.op+"
+	"(g.dataset.seq?' #'+g.dataset.seq:''));});\n"
 	"var r=bad.length?'selfcheck: FAIL '+bad.length+': '+bad.slice(0,5)."
 	"join('; '):\n"
 	" 'selfcheck: ok '+t.length+' labels, '+fr.length+' frames, '+"
-	"Object.keys(lanes).length+' lifelines';\n"
+	"Object.keys(lanes).length+' lifelines'+"
+	"(pl.length?', '+pl.length+' placed':'');\n"
 	"document.getElementById('selfcheck').textContent=r;\n"
 	"document.title=r+' \\u2014 '+document.title;\n"
 	"var h=svg.querySelector('g.headers');\n"
@@ -723,7 +789,7 @@ void write_html(FILE *f, const char *title)
 	{
 		size_t i;
 
-		for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		for (i = 0; i < NFAMILIES; i++)
 			P("<span style=\"color:%s\">\xe2\x96\xac %s</span>",
 			  families[i].color, families[i].label);
 	}

@@ -20,9 +20,12 @@
  * the receiver's, its label inside when it fits, else beside it; the rx
  * line's own row is left out unless the receiver refused the frame. A
  * frame nobody received ends in 'x', one whose tx is not in the traces
- * starts from 'o'. Labels that do not fit are cut with "...": no line is
- * longer than the width, and the output is pure ASCII (any other character
- * of a trace becomes '?').
+ * starts from 'o'. An RDMA its initiator placed in the target's memory is
+ * an arrow of '=' between the two EPs, the way the bytes went (a note on
+ * the initiator's lifeline when the target's is not drawn); there is no
+ * frame, and nothing on the target's side. Labels that do not fit are
+ * cut with "...": no line is longer than the width, and the output is
+ * pure ASCII (any other character of a trace becomes '?').
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,8 @@
 #include "softdapl-seq.h"
 
 #define NOTE_MARK	'*'
+#define FRAME_FILL	'-'	/* the shaft of a frame's arrow */
+#define PLACE_FILL	'='	/* and of an RDMA placed by its initiator */
 #define MAX_SPACING	60	/* columns between two lifelines, at most */
 #define MIN_SPACING	6	/* and at least */
 #define LABEL_LEN	1200	/* a label's or note's text, at most */
@@ -176,22 +181,32 @@ static void put_note(int lane, const char *text)
 }
 
 /*
- * A frame's arrow between the lifelines of columns @from and @to, its
- * label inside when it fits with dashes on both sides, else beside the
- * arrow when it fits there (right of its right end, or left of its left
- * end), else inside, cut (beside it, cut, when the arrow is too short).
+ * A label of @n columns fits inside an arrow between the lifelines of
+ * columns @from and @to, with three of its shaft on each side.
  */
-static void put_arrow(int from, int to, const char *label)
+static int fits_arrow(int from, int to, int n)
+{
+	return n + 6 <= abs(to - from) - 1;
+}
+
+/*
+ * An arrow between the lifelines of columns @from and @to, its shaft of
+ * @fill, its label inside when it fits with three of @fill on both sides,
+ * else beside the arrow when it fits there (right of its right end, or
+ * left of its left end), else inside, cut (beside it, cut, when the arrow
+ * is too short).
+ */
+static void put_arrow(int from, int to, const char *label, char fill)
 {
 	int lo = from < to ? from : to, hi = from < to ? to : from;
 	int inner = hi - lo - 1, n = (int)strlen(label), right, left;
 
-	memset(row + lo + 1, '-', (size_t)inner);
+	memset(row + lo + 1, fill, (size_t)inner);
 	if (to > from)
 		row[hi - 1] = '>';
 	else
 		row[lo + 1] = '<';
-	if (n + 6 <= inner) {
+	if (fits_arrow(from, to, n)) {
 		int at = lo + 1 + (inner - n) / 2;
 
 		row[at - 1] = ' ';
@@ -312,7 +327,7 @@ static void put_frame_rows(const struct item *it)
 	to_ascii(a, sizeof(a), label);
 	row_start(it->t - t0);
 	if (tx != NULL && rx != NULL && col[tx->lane] != col[rx->lane])
-		put_arrow(col[tx->lane], col[rx->lane], a);
+		put_arrow(col[tx->lane], col[rx->lane], a, FRAME_FILL);
 	else if (tx != NULL && rx != NULL)
 		put_note(tx->lane, a);	/* to its own lifeline */
 	else
@@ -323,6 +338,25 @@ static void put_frame_rows(const struct item *it)
 		put_refused(rx);
 		row_end();
 	}
+}
+
+/*
+ * The row of an RDMA its initiator placed, when its target's lifeline is
+ * drawn: an arrow of PLACE_FILL the way the bytes went, its label brief
+ * when the whole one does not fit inside (otherwise the row is a note, as
+ * for the lines of one lifeline).
+ */
+static void put_place_row(const struct item *it, int from, int to)
+{
+	char label[LABEL_LEN], a[LABEL_LEN];
+
+	place_label(it, label, sizeof(label), 1, 0);
+	if (!fits_arrow(col[from], col[to], (int)strlen(label)))
+		place_label(it, label, sizeof(label), 1, 1);
+	to_ascii(a, sizeof(a), label);
+	row_start(it->t - t0);
+	put_arrow(col[from], col[to], a, PLACE_FILL);
+	row_end();
 }
 
 /* The columns [*lo, *hi) that the header of the @i-th lifeline may use. */
@@ -500,11 +534,16 @@ void write_text(FILE *f, const char *title)
 	for (i = 0; i < norder; i++) {
 		const struct item *it = &items[order[i]];
 		char text[LABEL_LEN];
+		int from, to;
 
 		if (!it->shown)
 			continue;
 		if (it->kind == K_TX || it->kind == K_RX) {
 			put_frame_rows(it);
+			continue;
+		}
+		if (place_arrow(it, &from, &to) == 0) {
+			put_place_row(it, from, to);
 			continue;
 		}
 		note_text(it, text, sizeof(text), 1);
@@ -518,9 +557,12 @@ void write_text(FILE *f, const char *title)
 	fputc('\n', out);
 	put_wrapped("+us: microseconds after the first line of the traces. "
 		    "|---->| a frame, on the row of its tx; --x a frame nobody "
-		    "received; o--> one whose tx is not traced. * a call, a "
-		    "completion ([ok], [FLUSHED] ...), a state change (OLD => "
-		    "NEW), an event or an error.");
+		    "received; o--> one whose tx is not traced. |====>| an "
+		    "RDMA its initiator placed in the target's memory itself: "
+		    "no frame, the target's CPU idle. * a call, a completion "
+		    "([ok], [FLUSHED] ...), a state change (OLD => NEW), an "
+		    "event, an error, or an RDMA placed in a target not "
+		    "drawn.");
 	free(col);
 	col = NULL;
 }

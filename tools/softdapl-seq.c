@@ -12,8 +12,12 @@
  * on the sender's lifeline to the matching rx line on the receiver's. A tx
  * matches the rx of the same seq on the same connection seen from the
  * other side (conn reversed); a frame without its other half ends in a
- * stub. Rows keep each file's order and put a frame's rx below its tx,
- * whatever the clocks say; otherwise they follow the timestamps.
+ * stub. An RDMA that its initiator placed in the target's memory itself
+ * (a place line: no frame, nothing traced by the target) is an arrow of
+ * its own style to or from the EP at the other end of its connection
+ * (found the same way), or a note on the initiator's EP when that one is
+ * not drawn. Rows keep each file's order and put a frame's rx below its
+ * tx, whatever the clocks say; otherwise they follow the timestamps.
  *
  * Because every row holds exactly one item, no two labels can overlap: a
  * note may be wider than its lane. The HTML page checks this, and that
@@ -74,7 +78,8 @@ static void usage(FILE *f)
 "Draws softdapl traces (SOFTDAPL_TRACE, provider/TRACE.md) as a sequence\n"
 "diagram: one lifeline per EP, grouped by process; calls, completions,\n"
 "state changes and events as notes; frames as arrows from sender to\n"
-"receiver. Several traces (the peers of one session) are merged by time.\n"
+"receiver; RDMA that the initiator placed itself (no frame) as dashed\n"
+"arrows. Several traces (the peers of one session) are merged by time.\n"
 "Without TRACE, or with -, reads standard input.\n"
 "\n"
 "  -o, --output FILE     write FILE: .html (a page), .svg (a picture) or\n"

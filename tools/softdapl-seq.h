@@ -7,7 +7,8 @@
  *
  *   softdapl-seq-parse.c   read_trace(): lines -> items[], files[]
  *   softdapl-seq-layout.c  assign_lanes(): items -> lanes[], procs[];
- *                          match_frames(): tx <-> rx; order_items():
+ *                          match_frames(): tx <-> rx, place -> the
+ *                          target's lane; order_items():
  *                          order[]; apply_filters(): shown; sort_lanes():
  *                          lane_order[], the lifelines left to right
  *   softdapl-seq-label.c   the words of a row (frame labels, notes,
@@ -26,7 +27,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum kind { K_API, K_STATE, K_TX, K_RX, K_DTO, K_EVENT, K_ERROR, K_NKINDS };
+/* The KIND column, in TRACE.md's order. */
+enum kind {
+	K_API, K_STATE, K_TX, K_RX, K_PLACE, K_DTO, K_EVENT, K_ERROR, K_NKINDS
+};
 
 /* What a lane stands for; also its order inside a process. */
 enum lane_kind { L_PROC, L_SRQ, L_SP, L_EP };
@@ -51,6 +55,7 @@ struct item {
 	char *buf;		/* owns obj, ev and the pairs' strings */
 	int lane;		/* lanes[] index */
 	int match;		/* tx: its rx, rx: its tx, or -1 */
+	int peer;		/* place: the target EP's lane, or -1 */
 	int emitted;		/* placed in the row order yet */
 	int shown;		/* survives the filters */
 	int y, h;		/* the SVG row: top and height in pixels */
@@ -119,6 +124,8 @@ int conn_lane(long pid, const char *conn);
 const char *conn_reverse(const char *conn, char *buf, size_t len);
 void assign_lanes(void);
 void match_frames(void);
+int place_is_read(const struct item *it);
+int place_arrow(const struct item *it, int *from, int *to);
 void order_items(void);
 void apply_filters(void);
 void sort_lanes(void);
@@ -130,6 +137,8 @@ void free_layout(void);
  */
 void frame_label(const struct item *it, char *buf, size_t len, int ascii);
 void note_text(const struct item *it, char *buf, size_t len, int ascii);
+void place_label(const struct item *it, char *buf, size_t len, int ascii,
+		 int brief);
 const char *lane_label(const struct lane *l, char *buf, size_t len);
 
 /* softdapl-seq-svg.c: pictures and pages. */
