@@ -1593,10 +1593,20 @@ TEST_IMPL(seq_pictures_text)
 			ASSERT_STR_CONTAINS(doc, "[ok] ");
 		else
 			ASSERT_STR_CONTAINS(doc, "REJECT seq=0");
+		/*
+		 * Both ends on one host: the initiator reads and writes the
+		 * target's memory itself, drawn as such (no frame).
+		 */
 		if (strcmp(examples[i], "rdma-read") == 0) {
-			ASSERT_STR_CONTAINS(doc, "READ_REQ seq=");
-			ASSERT_STR_CONTAINS(doc, "READ_RESP seq=");
+			ASSERT_STR_CONTAINS(doc, "|==== RDMA_READ 32 B");
+			ASSERT_STR_CONTAINS(doc, "target CPU idle");
+			ASSERT(strstr(doc, "READ_REQ seq=") == NULL);
 			ASSERT_STR_CONTAINS(doc, "[ok] RDMA_READ");
+		}
+		if (strcmp(examples[i], "rdma-write") == 0) {
+			ASSERT_STR_CONTAINS(doc, "RDMA_WRITE 32 B");
+			ASSERT_STR_CONTAINS(doc, "target CPU idle");
+			ASSERT(strstr(doc, "WRITE seq=") == NULL);
 		}
 		ASSERT(strstr(doc, TEST_SRCDIR) == NULL);
 		free(doc);
