@@ -223,7 +223,8 @@ static char *format_short(const DAT_IA_ATTR *ia, const DAT_PROVIDER_ATTR *p)
 			strcmp(a->value, "tcp") == 0 ? "TCP" :
 			strcmp(a->value, "copy") == 0 ?
 			"shared memory, copied through rings" :
-			"shared memory, else TCP", a->value);
+			"shared memory, RDMA placed by the initiator where "
+			"the kernel allows, else TCP", a->value);
 	}
 	fclose(f);
 	return s;
