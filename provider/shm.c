@@ -54,8 +54,9 @@
  * mapped, or the connection ended; until then (one round trip) another
  * process of the same user could open it too, which is more than Yama's
  * ptrace_scope 1 lets it do to us otherwise (README, "Who can reach
- * what"): passing the segment's descriptor over a UNIX socket instead of
- * a name closes that.
+ * what"). A descriptor passed over a UNIX socket instead of a name would
+ * not close that: while we held it, /proc/PID/fd would open it for any
+ * process of the user, which ptrace_scope 1 does not restrict.
  *
  * Threads and locks. Bytes move under the core's lock of the connection
  * (ep->lock while attached to an EP), on any thread; readiness (arm and
