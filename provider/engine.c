@@ -28,6 +28,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -289,6 +290,8 @@ static void *engine_main(void *arg)
 {
 	(void)arg;
 	on_engine = true;
+	/* What top -H, perf and gdb call it. */
+	(void)pthread_setname_np(pthread_self(), "softdapl-engine");
 	engine_priority();
 	while (uv_run(&eng.loop, UV_RUN_ONCE) != 0) {
 		uint64_t ns, end;

@@ -185,7 +185,7 @@ static int wait_exit(test_helper_t *h, int timeout_s, const char *who)
  * (NON_PEER_REJECTED, 0x4003) met dtestx's own race, and only that
  * symptom starts the pair again, CONF_RACE_TRIES times at most.
  */
-#define CONF_RACE_TRIES	4
+#define CONF_RACE_TRIES	8
 #define DTESTX_RACE	"!conn established: 0x4003"
 
 /*
