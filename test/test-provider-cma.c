@@ -350,6 +350,7 @@ HELPER_IMPL(cma_target)
 	int i;
 
 	(void)argc;
+	test_setenv("SOFTDAPL_TRANSPORT", "auto");	/* whatever the suite's */
 	become_nobody(strcmp(argv[1], "dump") == 0);
 	memset(&t, 0, sizeof(t));
 	ASSERT_OK(dat_ia_open(name, 16, &async, &t.ia));
