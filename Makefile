@@ -5,7 +5,8 @@
 #   make conformance  Debian's DAT programs in every documented mode (also
 #                     in make check)
 #   make demo         the main job: a real DAT session over loopback
-#   make bench        softdapl against raw TCP (tools/softbench), < 3 min
+#   make bench        softdapl against raw TCP (tools/softbench), each
+#                     transport, about 10 min
 #   make ompi OMPI_GIT=DIR  Open MPI 1.6.5 with its udapl BTL, built against
 #                     this tree into $(O)/ompi (tools/ompi-build, ~5 min),
 #                     for the conformance_mpi_* tests (test/mpi/)
@@ -431,13 +432,23 @@ ompi: $(LIBS)
 demo: deps all
 	$(Q)tools/demo $(O)
 
-# The standard benchmark set, under three minutes on two cores: the table,
-# then $(O)/bench/results.csv and results.svg (the plot needs gnuplot).
-# BENCH_ARGS adds options, e.g. BENCH_ARGS=--quick (see softbench --help).
+# The standard benchmark set, once per transport of connections on one
+# host (SOFTDAPL_TRANSPORT): auto (shared memory, RDMA placed by the
+# initiator), then with fi_pingpong (libfabric's tcp provider, when
+# installed) as a third reference; copy (the rings only, what a kernel
+# that refuses cross-memory attach gives); tcp. Each run prints its table
+# against raw TCP measured in that run, and writes
+# $(O)/bench/results{,-copy,-tcp}.csv; results.svg plots auto's (the plot
+# needs gnuplot). About 10 minutes on two cores. BENCH_ARGS adds options
+# to each run, e.g. BENCH_ARGS=--quick (see softbench --help).
 bench: deps all
 	$(Q)mkdir -p $(O)/bench
 	$(Q)$(O)/tools/softbench --csv $(O)/bench/results.csv \
-		--plot $(O)/bench/results.svg $(BENCH_ARGS)
+		--plot $(O)/bench/results.svg --fi-pingpong $(BENCH_ARGS)
+	$(Q)$(O)/tools/softbench --transport copy \
+		--csv $(O)/bench/results-copy.csv $(BENCH_ARGS)
+	$(Q)$(O)/tools/softbench --transport tcp \
+		--csv $(O)/bench/results-tcp.csv $(BENCH_ARGS)
 
 # valgrind's memcheck over the tests that run our code only (not Debian's
 # binaries, which it would not look into), every process of each test

@@ -1,2 +1,3 @@
 /* test-bench.c: softbench completes (a smoke test; no test asserts a time) */
 TEST_ENTRY_TIMEOUT(bench_smoke, 90)
+TEST_ENTRY_TIMEOUT(bench_fi_pingpong, 90)

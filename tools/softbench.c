@@ -38,6 +38,9 @@ static void usage(FILE *f)
 "                   for --server and --client)\n"
 "  --quick          a few seconds: sizes 8 B, 64 KiB, 4 MiB, 3 short runs,\n"
 "                   200 endpoint pairs, 0.5 s idle\n"
+"  --fi-pingpong    then fi_pingpong -p tcp -e msg (libfabric-bin) at the\n"
+"                   sizes up to 1 MiB: send-lat poll by libfabric's tcp\n"
+"                   provider, one way, median of the runs (loopback only)\n"
 "  --only LIST      tests, comma-separated: send-lat, write-lat, read-lat,\n"
 "                   send-bw, write-bw, read-bw, msg-rate, conn-rate,\n"
 "                   many-ep, idle-cpu (default: all)\n"
@@ -292,6 +295,9 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--quick") == 0) {
 			o.quick = true;
 			takes = false;
+		} else if (strcmp(a, "--fi-pingpong") == 0) {
+			o.fi_pingpong = true;
+			takes = false;
 		} else if (strcmp(a, "--server") == 0) {
 			server = true;
 			takes = false;
@@ -407,6 +413,8 @@ int main(int argc, char **argv)
 	sb_client_start(&c);
 	sb_report_header(&o, where);
 	rows = sb_run_plan(&c, &o, &nrows);
+	if (o.fi_pingpong && c.loopback)
+		sb_fi_pingpong(&o);
 	sb_client_quit(&c);
 	sb_dat_close(&c);
 	sb_tcp_close(&c);

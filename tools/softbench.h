@@ -257,7 +257,11 @@ struct sb_opts {
 	uint64_t iters;		/* fixed iterations per run (no calibration), or 0 */
 	bool quick;
 	bool progress;		/* stderr is a terminal */
+	bool fi_pingpong;	/* also fi_pingpong's send-lat (softbench-fi.c) */
 };
+
+/* softbench-fi.c: libfabric's tcp provider's ping-pong, printed. */
+void sb_fi_pingpong(const struct sb_opts *o);
 
 int sb_test_by_name(const char *name);
 struct sb_row;
