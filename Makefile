@@ -6,7 +6,7 @@
 #                     in make check)
 #   make demo         the main job: a real DAT session over loopback
 #   make bench        softdapl against raw TCP (tools/softbench), each
-#                     transport, about 10 min
+#                     transport, about 4 min
 #   make ompi OMPI_GIT=DIR  Open MPI 1.6.5 with its udapl BTL, built against
 #                     this tree into $(O)/ompi (tools/ompi-build, ~5 min),
 #                     for the conformance_mpi_* tests (test/mpi/)
@@ -439,7 +439,7 @@ demo: deps all
 # that refuses cross-memory attach gives); tcp. Each run prints its table
 # against raw TCP measured in that run, and writes
 # $(O)/bench/results{,-copy,-tcp}.csv; results.svg plots auto's (the plot
-# needs gnuplot). About 10 minutes on two cores. BENCH_ARGS adds options
+# needs gnuplot). About 4 minutes on two cores. BENCH_ARGS adds options
 # to each run, e.g. BENCH_ARGS=--quick (see softbench --help).
 bench: deps all
 	$(Q)mkdir -p $(O)/bench
