@@ -41,8 +41,8 @@
  * consistent (Dekker): either the peer sees the new epoch and reads the
  * entry again, or we see it busy and wait, one system call long. A peer
  * that stays busy for SD_CMA_WAIT_NS (stopped in a debugger, or lying) is
- * waited for no longer, with a message: an honest one cannot, and a
- * hostile one could write anywhere anyway.
+ * waited for no longer, that time or any later one, with a message: an
+ * honest one cannot, and a hostile one could write anywhere anyway.
  *
  * Locks. The grant table: the memory lock (mem.h; its callers assert
  * it, this file being below mem.c). The list of sides:
@@ -150,15 +150,16 @@ static void wait_out(struct sd_cma_side *s)
 	uint32_t *busy = u32_at(s->blk, SD_SHM_S_BUSY);
 	uint64_t t0 = 0;
 
-	while (__atomic_load_n(busy, __ATOMIC_SEQ_CST) != 0) {
+	while (!s->given_up && __atomic_load_n(busy, __ATOMIC_SEQ_CST) != 0) {
 		if (t0 == 0)
 			t0 = sd_now_ns();
 		if (kill((pid_t)s->peer_pid, 0) < 0 && errno == ESRCH)
 			return;		/* it died inside: nothing more comes */
 		if (sd_now_ns() - t0 > SD_CMA_WAIT_NS) {
 			sd_log("one-sided RDMA: pid %u stays inside our memory "
-			       "after a revoke; going on without it",
-			       s->peer_pid);
+			       "after a revoke; going on without it, and not "
+			       "waiting for it again", s->peer_pid);
+			s->given_up = true;
 			return;
 		}
 		sched_yield();
@@ -193,6 +194,7 @@ void sd_cma_revoke(struct sd_ia *ia, uint32_t ctx)
 void sd_cma_expose(struct sd_cma_side *side)
 {
 	pthread_mutex_lock(&list_lock);
+	side->given_up = false;
 	side->prev = NULL;
 	side->next = sides;
 	if (sides != NULL)

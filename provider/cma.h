@@ -60,6 +60,8 @@ struct sd_cma_side {
 	uint8_t			*blk;		/* const */
 	uint32_t		peer_pid;	/* const: for liveness only */
 	bool			listed;		/* the caller's lock */
+	bool			given_up;	/* list lock: its peer stayed in
+						 * past a wait: not waited for again */
 	struct sd_cma_side	*prev, *next;	/* cma.c's list lock */
 };
 

@@ -19,6 +19,8 @@ TEST_ENTRY(provider_hostile_ring_peer_gone)
 TEST_ENTRY(provider_hostile_ring_send_by_address)
 TEST_ENTRY(provider_hostile_ring_lying_echo)
 TEST_ENTRY(provider_hostile_ring_address_unmapped)
+TEST_ENTRY(provider_hostile_ring_busy_forever)
+TEST_ENTRY(provider_hostile_ring_busy_peer_dead)
 HELPER_ENTRY(transport_listener)
 
 /* test-provider-cma.c: RDMA placed by the initiator on one host */

@@ -14,11 +14,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <netinet/in.h>
@@ -632,6 +634,68 @@ TEST_IMPL(provider_hostile_ring_lying_echo)
 TEST_IMPL(provider_hostile_ring_address_unmapped)
 {
 	hostile(act_address_unmapped);
+	return 0;
+}
+
+/*
+ * A peer that says it is inside our memory and stays there (our side's
+ * busy flag set for good, as a stopped or lying peer leaves it): a
+ * revoke (dat_lmr_free) waits for it a bounded time, then says so and
+ * returns, and later ones do not wait for it (the teardown's); the
+ * connection goes on. One whose pid is gone is not waited for at all.
+ */
+static void busy_forever(bool peer_alive)
+{
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lctx;
+	DAT_RMR_CONTEXT rctx;
+	DAT_VLEN rlen;
+	DAT_VADDR raddr;
+	static char region[4096];
+	struct raw r;
+	pid_t dead;
+
+	if (!peer_alive) {
+		/* A pid that was ours and is gone: the peer died inside. */
+		dead = fork();
+		ASSERT_GE(dead, 0);
+		if (dead == 0)
+			_exit(0);
+		ASSERT_EQ(waitpid(dead, NULL, 0), dead);
+	}
+	raw_connect(&r);
+	raw_attach(&r);
+	*w32(&r, SD_SHM_OFF_PID_R) = peer_alive ? (uint32_t)getpid() :
+						  (uint32_t)dead;
+	make_rtu();
+	ring_put(&r, rtu, sizeof(rtu));
+	sdt_expect_conn(r.s.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
+	ASSERT_EQ(*w32(&r, SD_SHM_OFF_SIDE(0) + SD_SHM_S_EXPOSED), 1);
+	__atomic_store_n(w32(&r, SD_SHM_OFF_SIDE(0) + SD_SHM_S_BUSY), 1,
+			 __ATOMIC_SEQ_CST);
+	rd.for_va = region;
+	ASSERT_OK(dat_lmr_create(r.ia, DAT_MEM_TYPE_VIRTUAL, rd, sizeof(region),
+				 r.s.pz, DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA,
+				 &lmr, &lctx, &rctx, &rlen, &raddr));
+	ASSERT_OK(dat_lmr_free(lmr));	/* waits, bounded, or not at all */
+	/* The connection is whole: a message still arrives. */
+	ASSERT_OK(sdt_recv(&r.s, 0, 64, 1));
+	send_frame(&r, 16, 0x45);
+	sdt_expect_dto(r.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	ASSERT_EQ(r.s.buf[0], 0x45);
+	raw_close(&r);
+}
+
+TEST_IMPL(provider_hostile_ring_busy_forever)
+{
+	busy_forever(true);
+	return 0;
+}
+
+TEST_IMPL(provider_hostile_ring_busy_peer_dead)
+{
+	busy_forever(false);
 	return 0;
 }
 
