@@ -1038,6 +1038,11 @@ void sd_sock_detach(struct sd_ep *ep, const struct sd_hdr *ctl)
 			       ep->rx.hdr, NULL);
 	}
 	ep->sock = NULL;
+	/*
+	 * Out of the peer's reach before anything is flushed: a consumer may
+	 * reuse a flushed SEND's buffer, or free memory, at once.
+	 */
+	(void)sock->tp->expose(sock->stream, NULL);
 	/* A control frame fits only between frames, and never after ours. */
 	if (ctl != NULL && sock->phase == SD_SK_DATA &&
 	    !sd_tx_mid_frame(ep) && !ep->tx.disc_sent &&

@@ -298,13 +298,23 @@ int sd_cma_prove(struct sd_cma_peer *p)
 int sd_cma_pull(struct sd_cma_peer *p, const struct iovec *local, int n,
 		uint64_t len, uint64_t addr)
 {
+	uint32_t *busy = u32_at(p->blk, SD_SHM_S_BUSY);
 	struct iovec r = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	int ret = -ESHUTDOWN;
 
-	if (p->state != 1 ||
-	    process_vm_readv((pid_t)p->pid, local, (unsigned long)n, &r, 1, 0) !=
-	    (ssize_t)len)
+	if (p->state != 1)
 		return -EFAULT;
-	return 0;
+	/*
+	 * As an access to grants (sd_cma_rdma): once the sender has
+	 * concealed its side (its connection ended, the SEND flushed and
+	 * perhaps its buffer reused), nothing is read any more.
+	 */
+	__atomic_store_n(busy, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(u32_at(p->blk, SD_SHM_S_EXPOSED), __ATOMIC_SEQ_CST))
+		ret = process_vm_readv((pid_t)p->pid, local, (unsigned long)n,
+				       &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+	__atomic_store_n(busy, 0, __ATOMIC_SEQ_CST);
+	return ret;
 }
 
 int sd_cma_rdma(struct sd_cma_peer *p, bool write, const struct iovec *local,

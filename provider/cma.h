@@ -107,8 +107,11 @@ int sd_cma_prove(struct sd_cma_peer *p);
 /*
  * Reads @len bytes at @addr of the proved peer's memory into @local: a
  * SEND it left there for us (proto.h). No grant: the peer named its own
- * memory. 0, or -EFAULT when the peer's address was not readable (or
- * the peer is not proved). The caller's lock.
+ * memory; but only while the peer's side is exposed, under its busy flag
+ * as an RDMA is, so that a SEND its end flushed is never read. 0;
+ * -ESHUTDOWN when its side is concealed (the SEND was withdrawn with its
+ * connection); -EFAULT when the peer's address was not readable, or it
+ * is not proved. The caller's lock.
  */
 int sd_cma_pull(struct sd_cma_peer *p, const struct iovec *local, int n,
 		uint64_t len, uint64_t addr);

@@ -754,7 +754,10 @@ static ssize_t rx_readv(struct sd_ep *ep, struct sd_sock *sock)
 /*
  * A SEND by address (proto.h): its payload read from the sender's memory
  * straight into the receive, in one system call. A sender that named
- * memory it does not have broke the protocol.
+ * memory it does not have broke the protocol. One whose connection ended
+ * before we read (it flushed the SEND, and its consumer may have reused
+ * the buffer) withdrew it: it is dropped, as a frame lost with the
+ * connection, and the receive stays posted for what comes next (its end).
  */
 static int rx_pull(struct sd_ep *ep, struct sd_sock *sock)
 {
@@ -762,6 +765,7 @@ static int rx_pull(struct sd_ep *ep, struct sd_sock *sock)
 	struct sd_tp_rdma op;
 	uint64_t left = ep->rx.len;
 	uint32_t i;
+	int r;
 
 	for (i = 0; i < ep->rx.nsge && i < RX_IOV_MAX && left > 0; i++) {
 		iov[i].iov_base = ep->rx.sge[i].addr;
@@ -776,7 +780,17 @@ static int rx_pull(struct sd_ep *ep, struct sd_sock *sock)
 	op.rkey = 0;
 	op.addr = ep->rx.h.addr;
 	ep->rx.pull = false;
-	if (left != 0 || sock->tp->pull(sock->stream, &op) != 0)
+	r = left != 0 ? -EFAULT : sock->tp->pull(sock->stream, &op);
+	if (r == -ESHUTDOWN) {
+		trace_refused(ep, "withdrawn: the sender's connection ended");
+		if (ep->rx.from_srq)
+			sd_srqbuf_release(ep->srq, ep->rx.wqe, true);
+		ep->rx.wqe = NULL;
+		ep->rx.from_srq = false;
+		ep->rx.state = SD_RX_HDR;
+		return 0;
+	}
+	if (r != 0)
 		return protocol_error(ep, "SEND by address not readable");
 	ep->rx.done = ep->rx.len;
 	return 0;

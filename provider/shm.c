@@ -997,6 +997,11 @@ static int shm_expose(struct sd_stream *s, const struct sd_tp_expose *x)
 	struct shm_stream *m = shm_of(s);
 	uint8_t *b = m->side.blk;
 
+	if (x == NULL) {		/* the end: out of the peer's reach */
+		if (m->base != NULL)
+			sd_cma_conceal(&m->side);
+		return 0;
+	}
 	if (m->mode != SHM_RING || m->shut || x->grants == 0 ||
 	    sd_shm_policy() != SD_SHM_AUTO || m->side.listed)
 		return -EOPNOTSUPP;
@@ -1022,7 +1027,8 @@ static bool shm_peer_pulls(struct sd_stream *s)
 {
 	struct shm_stream *m = shm_of(s);
 
-	return m->mode == SHM_RING &&
+	/* Our side exposed too: its end is what stops the peer reading. */
+	return m->mode == SHM_RING && m->side.listed &&
 	       __atomic_load_n(u32_at(m->peer.blk, SD_SHM_S_PULLS),
 			       __ATOMIC_ACQUIRE) == 1;
 }

@@ -208,7 +208,9 @@ struct sd_transport {
 	 * itself (shared memory: cma.h). expose: the connection is
 	 * established, and @x says what of ours a peer may reach; from now
 	 * on it may place into and read from our memory as @x's grants
-	 * allow, until the stream ends. rdma: does @op in the peer's memory
+	 * allow, until the stream ends, or until expose(@s, NULL), which
+	 * returns once the peer is out of our memory (at the connection's
+	 * end, before its requests are flushed). rdma: does @op in the peer's memory
 	 * now; 0 when done, or -EAGAIN (or -EOPNOTSUPP): it goes as a frame
 	 * instead. Same threads and locks as writev.
 	 */
@@ -218,7 +220,8 @@ struct sd_transport {
 	 * SENDs by address (proto.h): peer_pulls says whether the peer reads
 	 * a SEND's payload from our memory itself (then a SEND may name it
 	 * instead of writing it); pulls whether we can read the peer's, and
-	 * pull reads @op->len bytes at @op->addr of it into @op->local (0, or
+	 * pull reads @op->len bytes at @op->addr of it into @op->local (0;
+	 * -ESHUTDOWN: the peer's end came first, and withdrew the SEND;
 	 * -EFAULT: the peer named memory it does not have). Same threads and
 	 * locks as writev.
 	 */

@@ -93,7 +93,7 @@ static void target_down(struct target *t)
 {
 	int status;
 
-	ASSERT_OK(test_helper_wait(t->h, 30, &status));
+	ASSERT_OK(test_helper_wait(t->h, 30, &status));	/* again: the same */
 	ASSERT_EXIT_CODE(status, 0);
 	test_helper_free(t->h);
 	if (t->lmr != DAT_HANDLE_NULL)
@@ -220,6 +220,33 @@ TEST_IMPL(provider_cma_send_by_address)
 TEST_IMPL(provider_cma_send_copy_forced)
 {
 	send_big("copy", false);
+	return 0;
+}
+
+/*
+ * A SEND by address whose sender's connection ends (abruptly, the SEND
+ * flushed on its side) before the receiver took it: it was withdrawn
+ * with the connection and never arrives, so no receive completes with
+ * bytes the sender's consumer may have reused since. The receiver had
+ * no receive posted for it (RNR) until the sender's consumer had the
+ * buffer back and wrote over it.
+ */
+TEST_IMPL(provider_cma_send_withdrawn)
+{
+	struct target t;
+	DAT_EVENT ev;
+
+	target_up(&t, "auto", "withdraw");
+	sdt_expect_dto(t.s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	/* Its consumer has the buffer back and wrote over it; it lives on. */
+	ASSERT_OK(test_helper_wait_ready(t.h, NULL));
+	ASSERT_OK(sdt_recv(&t.s, 8192, BIG, 3));
+	sdt_expect_dto(t.s.recv_evd, DAT_DTO_ERR_FLUSHED, DAT_DTO_RECEIVE, 3);
+	ev = sdt_wait(t.s.conn_evd, 20000);
+	ASSERT(ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
+	       ev.event_number == DAT_CONNECTION_EVENT_BROKEN);
+	target_down(&t);
+	ASSERT_EQ(trace_count_with(&t, "tx", "SEND", " bytes=32 "), 1);
 	return 0;
 }
 
@@ -460,6 +487,17 @@ HELPER_IMPL(cma_initiator)
 		/* A context of another slot, never given: refused. */
 		ASSERT(rdma(&c, true, 4096, &o, o.rctx ^ 0x40000u, 13) !=
 		       DAT_DTO_SUCCESS);
+	} else if (strcmp(argv[3], "withdraw") == 0) {
+		/* A small one, then one by address the target has no receive for. */
+		ASSERT_OK(sdt_send(&c, 4096, 8, 4, 0));
+		sdt_expect_dto(c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 4);
+		ASSERT_OK(sdt_send(&c, 8192, BIG, 5, 0));
+		usleep(50000);		/* its frame in the ring, unread */
+		ASSERT_OK(dat_ep_disconnect(c.ep, DAT_CLOSE_ABRUPT_FLAG));
+		sdt_expect_dto(c.req_evd, DAT_DTO_ERR_FLUSHED, DAT_DTO_SEND, 5);
+		memset(c.buf + 8192, 0xee, BIG);	/* reused at once */
+		test_helper_ready("reused");
+		usleep(500000);		/* alive while the target looks */
 	} else if (strcmp(argv[3], "send") == 0) {
 		for (i = 0; i < BIG; i++)
 			c.buf[8192 + i] = (char)(i * 7 + 1);
