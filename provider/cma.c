@@ -68,16 +68,6 @@
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sd_cma_side *sides;	/* list_lock */
 
-static uint64_t *u64_at(uint8_t *blk, unsigned off)
-{
-	return (uint64_t *)(void *)(blk + off);
-}
-
-static uint32_t *u32_at(uint8_t *blk, unsigned off)
-{
-	return (uint32_t *)(void *)(blk + off);
-}
-
 /* ------------------------------------------------------------------ */
 /* The grant table                                                     */
 
@@ -147,7 +137,7 @@ void sd_cma_grant(struct sd_ia *ia, uint32_t ctx, uint64_t pz, uint64_t ep,
 /* Waits while the peer of @s is inside our memory. list_lock held. */
 static void wait_out(struct sd_cma_side *s)
 {
-	uint32_t *busy = u32_at(s->blk, SD_SHM_S_BUSY);
+	uint32_t *busy = sd_shm_u32(s->blk, SD_SHM_S_BUSY);
 	uint64_t t0 = 0;
 
 	while (!s->given_up && __atomic_load_n(busy, __ATOMIC_SEQ_CST) != 0) {
@@ -181,7 +171,7 @@ void sd_cma_revoke(struct sd_ia *ia, uint32_t ctx)
 	entry_set(ia, ctx, &none);
 	pthread_mutex_lock(&list_lock);
 	for (s = sides; s != NULL; s = s->next) {
-		__atomic_add_fetch(u64_at(s->blk, SD_SHM_S_EPOCH), 1,
+		__atomic_add_fetch(sd_shm_u64(s->blk, SD_SHM_S_EPOCH), 1,
 				   __ATOMIC_SEQ_CST);
 		wait_out(s);
 	}
@@ -202,7 +192,7 @@ void sd_cma_expose(struct sd_cma_side *side)
 	sides = side;
 	side->listed = true;
 	pthread_mutex_unlock(&list_lock);
-	__atomic_store_n(u32_at(side->blk, SD_SHM_S_EXPOSED), 1,
+	__atomic_store_n(sd_shm_u32(side->blk, SD_SHM_S_EXPOSED), 1,
 			 __ATOMIC_SEQ_CST);
 }
 
@@ -210,7 +200,7 @@ void sd_cma_conceal(struct sd_cma_side *side)
 {
 	if (!side->listed)
 		return;
-	__atomic_store_n(u32_at(side->blk, SD_SHM_S_EXPOSED), 0,
+	__atomic_store_n(sd_shm_u32(side->blk, SD_SHM_S_EXPOSED), 0,
 			 __ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&list_lock);
 	wait_out(side);
@@ -235,10 +225,10 @@ static int prove(struct sd_cma_peer *p)
 	struct iovec l = { .iov_base = &v, .iov_len = sizeof(v) };
 	struct iovec r;
 
-	if (__atomic_load_n(u32_at(b, SD_SHM_S_EXPOSED), __ATOMIC_ACQUIRE) == 0)
+	if (__atomic_load_n(sd_shm_u32(b, SD_SHM_S_EXPOSED), __ATOMIC_ACQUIRE) == 0)
 		return 0;	/* not yet: its end of the handshake is behind */
 	p->pid = __atomic_load_n(p->pid_at, __ATOMIC_RELAXED);
-	echo = __atomic_load_n(u64_at(b, SD_SHM_S_ECHO), __ATOMIC_RELAXED);
+	echo = __atomic_load_n(sd_shm_u64(b, SD_SHM_S_ECHO), __ATOMIC_RELAXED);
 	r.iov_base = (void *)(uintptr_t)echo;
 	r.iov_len = sizeof(v);
 	if (process_vm_readv((pid_t)p->pid, &l, 1, &r, 1, 0) != sizeof(v)) {
@@ -253,10 +243,10 @@ static int prove(struct sd_cma_peer *p)
 		       "hold our challenge, so it is not the peer", p->pid);
 		return p->state = -1;
 	}
-	p->grants = __atomic_load_n(u64_at(b, SD_SHM_S_GRANTS), __ATOMIC_RELAXED);
-	p->slots = __atomic_load_n(u32_at(b, SD_SHM_S_SLOTS), __ATOMIC_RELAXED);
-	p->pz = __atomic_load_n(u64_at(b, SD_SHM_S_PZ), __ATOMIC_RELAXED);
-	p->ep = __atomic_load_n(u64_at(b, SD_SHM_S_EP), __ATOMIC_RELAXED);
+	p->grants = __atomic_load_n(sd_shm_u64(b, SD_SHM_S_GRANTS), __ATOMIC_RELAXED);
+	p->slots = __atomic_load_n(sd_shm_u32(b, SD_SHM_S_SLOTS), __ATOMIC_RELAXED);
+	p->pz = __atomic_load_n(sd_shm_u64(b, SD_SHM_S_PZ), __ATOMIC_RELAXED);
+	p->ep = __atomic_load_n(sd_shm_u64(b, SD_SHM_S_EP), __ATOMIC_RELAXED);
 	p->c_ctx = 0;
 	sd_dbg("one-sided RDMA: on with pid %u (cross-memory attach)", p->pid);
 	return p->state = 1;
@@ -298,7 +288,7 @@ int sd_cma_prove(struct sd_cma_peer *p)
 int sd_cma_pull(struct sd_cma_peer *p, const struct iovec *local, int n,
 		uint64_t len, uint64_t addr)
 {
-	uint32_t *busy = u32_at(p->blk, SD_SHM_S_BUSY);
+	uint32_t *busy = sd_shm_u32(p->blk, SD_SHM_S_BUSY);
 	struct iovec r = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
 	int ret = -ESHUTDOWN;
 
@@ -310,7 +300,7 @@ int sd_cma_pull(struct sd_cma_peer *p, const struct iovec *local, int n,
 	 * perhaps its buffer reused), nothing is read any more.
 	 */
 	__atomic_store_n(busy, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(u32_at(p->blk, SD_SHM_S_EXPOSED), __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(sd_shm_u32(p->blk, SD_SHM_S_EXPOSED), __ATOMIC_SEQ_CST))
 		ret = process_vm_readv((pid_t)p->pid, local, (unsigned long)n,
 				       &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
 	__atomic_store_n(busy, 0, __ATOMIC_SEQ_CST);
@@ -320,7 +310,7 @@ int sd_cma_pull(struct sd_cma_peer *p, const struct iovec *local, int n,
 int sd_cma_rdma(struct sd_cma_peer *p, bool write, const struct iovec *local,
 		int n, uint64_t len, uint32_t rkey, uint64_t addr)
 {
-	uint32_t *busy = u32_at(p->blk, SD_SHM_S_BUSY);
+	uint32_t *busy = sd_shm_u32(p->blk, SD_SHM_S_BUSY);
 	uint32_t need = write ? DAT_MEM_PRIV_REMOTE_WRITE_FLAG :
 				DAT_MEM_PRIV_REMOTE_READ_FLAG;
 	struct iovec r = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
@@ -331,10 +321,10 @@ int sd_cma_rdma(struct sd_cma_peer *p, bool write, const struct iovec *local,
 	if (p->state < 0 || (p->state == 0 && prove(p) <= 0) || len == 0)
 		return -EAGAIN;
 	__atomic_store_n(busy, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(u32_at(p->blk, SD_SHM_S_EXPOSED),
+	if (__atomic_load_n(sd_shm_u32(p->blk, SD_SHM_S_EXPOSED),
 			    __ATOMIC_SEQ_CST) == 0)
 		goto out;	/* its end has begun: frames find out */
-	epoch = __atomic_load_n(u64_at(p->blk, SD_SHM_S_EPOCH), __ATOMIC_SEQ_CST);
+	epoch = __atomic_load_n(sd_shm_u64(p->blk, SD_SHM_S_EPOCH), __ATOMIC_SEQ_CST);
 	if ((p->c_ctx != rkey || p->epoch != epoch) && !look_up(p, rkey, epoch))
 		goto out;
 	if (p->c_pz != p->pz || (p->c_ep != 0 && p->c_ep != p->ep) ||

@@ -435,6 +435,17 @@ static inline void sd_hdr_unpack(struct sd_hdr *h, const uint8_t *b)
 #define SD_SHM_S_BUSY		56
 #define SD_SHM_S_PULLS		60
 
+/* A field of the segment at byte @off of @p (a line or a side's block). */
+static inline uint64_t *sd_shm_u64(uint8_t *p, unsigned off)
+{
+	return (uint64_t *)(void *)(p + off);
+}
+
+static inline uint32_t *sd_shm_u32(uint8_t *p, unsigned off)
+{
+	return (uint32_t *)(void *)(p + off);
+}
+
 struct sd_cma_grant {
 	uint32_t	seq;	/* odd while the entry changes */
 	uint32_t	ctx;	/* the remote context; 0: none */

@@ -135,16 +135,6 @@ static const struct shm_stream *shm_of_c(const struct sd_stream *s)
 	return (const struct shm_stream *)(const void *)s;
 }
 
-static uint64_t *u64_at(uint8_t *line, unsigned off)
-{
-	return (uint64_t *)(void *)(line + off);
-}
-
-static uint32_t *u32_at(uint8_t *line, unsigned off)
-{
-	return (uint32_t *)(void *)(line + off);
-}
-
 /* ------------------------------------------------------------------ */
 /* Settings                                                            */
 
@@ -298,13 +288,13 @@ static struct shm_stream *stream_new(struct sd_stream *tcp, uint8_t *base,
 	/* Sides: 0 the listener's (it reads ring 1), 1 the requester's. */
 	m->side.blk = base + SD_SHM_OFF_SIDE(1 - ring);
 	m->peer.blk = base + SD_SHM_OFF_SIDE(ring);
-	m->peer.pid_at = u32_at(base, ring == 1 ? SD_SHM_OFF_PID_R :
+	m->peer.pid_at = sd_shm_u32(base, ring == 1 ? SD_SHM_OFF_PID_R :
 						  SD_SHM_OFF_PID_L);
 	m->peer.state = sd_shm_policy() == SD_SHM_AUTO ? 0 : -1;
 	if (getrandom(&m->peer.challenge, sizeof(m->peer.challenge), 0) !=
 	    sizeof(m->peer.challenge))
 		m->peer.state = -1;
-	__atomic_store_n(u64_at(m->side.blk, SD_SHM_S_CHALLENGE),
+	__atomic_store_n(sd_shm_u64(m->side.blk, SD_SHM_S_CHALLENGE),
 			 m->peer.challenge, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&mapped_bytes, map_len, __ATOMIC_RELAXED);
 	return m;
@@ -372,11 +362,11 @@ int sd_shm_offer(struct sd_stream *tcp, struct sd_cm_shm_ext *ext,
 		goto fail_unlink;
 	}
 	close(fd);
-	*u32_at(base, 0) = SD_SHM_MAGIC;
-	*u32_at(base, 4) = SD_SHM_VERSION;
-	*u64_at(base, SD_SHM_OFF_NONCE) = nonce;
-	*u32_at(base, SD_SHM_OFF_RING_SIZE) = size;
-	*u32_at(base, SD_SHM_OFF_PID_L) = (uint32_t)getpid();
+	*sd_shm_u32(base, 0) = SD_SHM_MAGIC;
+	*sd_shm_u32(base, 4) = SD_SHM_VERSION;
+	*sd_shm_u64(base, SD_SHM_OFF_NONCE) = nonce;
+	*sd_shm_u32(base, SD_SHM_OFF_RING_SIZE) = size;
+	*sd_shm_u32(base, SD_SHM_OFF_PID_L) = (uint32_t)getpid();
 	m = stream_new(tcp, base, len, size, 1);
 	if (m == NULL) {
 		munmap(base, len);
@@ -433,15 +423,15 @@ int sd_shm_attach(struct sd_stream *tcp, const struct sd_cm_shm_ext *ext,
 		return -errno;
 	}
 	shm_unlink(name);	/* mapped: the name has done its job */
-	if (*u32_at(base, 0) != SD_SHM_MAGIC ||
-	    *u32_at(base, 4) != SD_SHM_VERSION ||
-	    *u64_at(base, SD_SHM_OFF_NONCE) != ext->nonce ||
-	    *u32_at(base, SD_SHM_OFF_RING_SIZE) != ext->ring_size) {
+	if (*sd_shm_u32(base, 0) != SD_SHM_MAGIC ||
+	    *sd_shm_u32(base, 4) != SD_SHM_VERSION ||
+	    *sd_shm_u64(base, SD_SHM_OFF_NONCE) != ext->nonce ||
+	    *sd_shm_u32(base, SD_SHM_OFF_RING_SIZE) != ext->ring_size) {
 		munmap(base, len);
 		*why = "the segment's header does not match the offer";
 		return -EPROTO;
 	}
-	__atomic_store_n(u32_at(base, SD_SHM_OFF_PID_R), (uint32_t)getpid(),
+	__atomic_store_n(sd_shm_u32(base, SD_SHM_OFF_PID_R), (uint32_t)getpid(),
 			 __ATOMIC_RELAXED);
 	m = stream_new(tcp, base, len, ext->ring_size, 0);
 	if (m == NULL) {
@@ -517,7 +507,7 @@ static void bell(struct shm_stream *m)
  */
 static int64_t rx_avail(struct shm_stream *m)
 {
-	uint64_t tail = __atomic_load_n(u64_at(m->rx_w, SD_SHM_W_TAIL),
+	uint64_t tail = __atomic_load_n(sd_shm_u64(m->rx_w, SD_SHM_W_TAIL),
 					__ATOMIC_SEQ_CST);
 	uint64_t n = tail - m->rx_head;
 
@@ -531,7 +521,7 @@ static int64_t rx_avail(struct shm_stream *m)
 /* Room in the ring we write, checked like rx_avail. */
 static int64_t tx_room(struct shm_stream *m)
 {
-	uint64_t head = __atomic_load_n(u64_at(m->tx_r, SD_SHM_R_HEAD),
+	uint64_t head = __atomic_load_n(sd_shm_u64(m->tx_r, SD_SHM_R_HEAD),
 					__ATOMIC_SEQ_CST);
 	uint64_t used = m->tx_tail - head;
 
@@ -545,7 +535,7 @@ static int64_t tx_room(struct shm_stream *m)
 /* Whether the ring we read has ended: closed by the writer, or TCP gone. */
 static bool rx_ended(struct shm_stream *m)
 {
-	return __atomic_load_n(u32_at(m->rx_w, SD_SHM_W_CLOSED),
+	return __atomic_load_n(sd_shm_u32(m->rx_w, SD_SHM_W_CLOSED),
 			       __ATOMIC_ACQUIRE) != 0 ||
 	       __atomic_load_n(&m->eof, __ATOMIC_ACQUIRE) != 0;
 }
@@ -613,10 +603,10 @@ static ssize_t ring_writev(struct shm_stream *m, const struct iovec *iov, int n)
 		return -ENOSPC;
 	ring_copy(m->tx_data, m->size, m->tx_tail, iov, n, k, true);
 	__atomic_store_n(&m->tx_tail, m->tx_tail + k, __ATOMIC_RELAXED);
-	__atomic_store_n(u64_at(m->tx_w, SD_SHM_W_TAIL), m->tx_tail,
+	__atomic_store_n(sd_shm_u64(m->tx_w, SD_SHM_W_TAIL), m->tx_tail,
 			 __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(u32_at(m->tx_r, SD_SHM_R_ARMED), __ATOMIC_SEQ_CST) &&
-	    __atomic_exchange_n(u32_at(m->tx_r, SD_SHM_R_ARMED), 0,
+	if (__atomic_load_n(sd_shm_u32(m->tx_r, SD_SHM_R_ARMED), __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(sd_shm_u32(m->tx_r, SD_SHM_R_ARMED), 0,
 				__ATOMIC_RELAXED))
 		bell(m);
 	return (ssize_t)k;
@@ -641,7 +631,7 @@ static ssize_t ring_readv(struct shm_stream *m, const struct iovec *iov, int n)
 		if (avail < 0)
 			return avail;
 		if (avail == 0)
-			return __atomic_load_n(u32_at(m->rx_w, SD_SHM_W_CLOSED),
+			return __atomic_load_n(sd_shm_u32(m->rx_w, SD_SHM_W_CLOSED),
 					       __ATOMIC_ACQUIRE) == SD_SHM_RESET ?
 			       -ECONNRESET : 0;
 	}
@@ -653,10 +643,10 @@ static ssize_t ring_readv(struct shm_stream *m, const struct iovec *iov, int n)
 		return -ENOSPC;
 	ring_copy(m->rx_data, m->size, m->rx_head, iov, n, k, false);
 	__atomic_store_n(&m->rx_head, m->rx_head + k, __ATOMIC_RELAXED);
-	__atomic_store_n(u64_at(m->rx_r, SD_SHM_R_HEAD), m->rx_head,
+	__atomic_store_n(sd_shm_u64(m->rx_r, SD_SHM_R_HEAD), m->rx_head,
 			 __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(u32_at(m->rx_w, SD_SHM_W_WAITING), __ATOMIC_SEQ_CST) &&
-	    __atomic_exchange_n(u32_at(m->rx_w, SD_SHM_W_WAITING), 0,
+	if (__atomic_load_n(sd_shm_u32(m->rx_w, SD_SHM_W_WAITING), __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(sd_shm_u32(m->rx_w, SD_SHM_W_WAITING), 0,
 				__ATOMIC_RELAXED))
 		bell(m);
 	return (ssize_t)k;
@@ -716,7 +706,7 @@ static bool prove_peer(struct shm_stream *m)
 		return true;
 	if (m->peer.state < 0 || sd_cma_prove(&m->peer) != 1)
 		return false;
-	__atomic_store_n(u32_at(m->side.blk, SD_SHM_S_PULLS), 1,
+	__atomic_store_n(sd_shm_u32(m->side.blk, SD_SHM_S_PULLS), 1,
 			 __ATOMIC_RELEASE);
 	return true;
 }
@@ -767,16 +757,16 @@ static int ring_ready(struct shm_stream *m, int want)
 	bool ended;
 
 	if (want & UV_READABLE)
-		__atomic_store_n(u32_at(m->rx_r, SD_SHM_R_ARMED), 1,
+		__atomic_store_n(sd_shm_u32(m->rx_r, SD_SHM_R_ARMED), 1,
 				 __ATOMIC_SEQ_CST);
 	if (want & UV_WRITABLE)
-		__atomic_store_n(u32_at(m->tx_w, SD_SHM_W_WAITING), 1,
+		__atomic_store_n(sd_shm_u32(m->tx_w, SD_SHM_W_WAITING), 1,
 				 __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&m->err, __ATOMIC_RELAXED) != 0)
 		return want;
 	ended = rx_ended(m);
 	if (want & UV_READABLE) {
-		tail = __atomic_load_n(u64_at(m->rx_w, SD_SHM_W_TAIL),
+		tail = __atomic_load_n(sd_shm_u64(m->rx_w, SD_SHM_W_TAIL),
 				       __ATOMIC_SEQ_CST);
 		head = __atomic_load_n(&m->rx_head, __ATOMIC_RELAXED);
 		if (tail != head || ended)
@@ -784,7 +774,7 @@ static int ring_ready(struct shm_stream *m, int want)
 	}
 	if (want & UV_WRITABLE) {
 		tail = __atomic_load_n(&m->tx_tail, __ATOMIC_RELAXED);
-		head = __atomic_load_n(u64_at(m->tx_r, SD_SHM_R_HEAD),
+		head = __atomic_load_n(sd_shm_u64(m->tx_r, SD_SHM_R_HEAD),
 				       __ATOMIC_SEQ_CST);
 		/* Room, or a head beyond what we wrote (impossible). */
 		if (tail - head != m->size ||
@@ -900,15 +890,15 @@ static int shm_arm(struct sd_stream *s, int events, sd_stream_cb cb, void *arg)
 		return r;
 	}
 	if (events == 0) {
-		__atomic_store_n(u32_at(m->rx_r, SD_SHM_R_ARMED), 0,
+		__atomic_store_n(sd_shm_u32(m->rx_r, SD_SHM_R_ARMED), 0,
 				 __ATOMIC_RELAXED);
-		__atomic_store_n(u32_at(m->tx_w, SD_SHM_W_WAITING), 0,
+		__atomic_store_n(sd_shm_u32(m->tx_w, SD_SHM_W_WAITING), 0,
 				 __ATOMIC_RELAXED);
 		uv_idle_stop(&m->kick);
 		return sd_tcp.arm(m->tcp, 0, tcp_ready_cb, m);
 	}
 	if (!(events & UV_WRITABLE))
-		__atomic_store_n(u32_at(m->tx_w, SD_SHM_W_WAITING), 0,
+		__atomic_store_n(sd_shm_u32(m->tx_w, SD_SHM_W_WAITING), 0,
 				 __ATOMIC_RELAXED);
 	/*
 	 * Not reading (parked: a consumer reads; or waiting for a receive):
@@ -948,7 +938,7 @@ static bool shm_wait_arm(struct sd_stream *s)
 			(UV_WRITABLE | UV_READABLE)) &&
 	    __atomic_load_n(&m->handles_init, __ATOMIC_ACQUIRE))
 		uv_async_send(&m->poke);
-	__atomic_store_n(u32_at(m->rx_r, SD_SHM_R_ARMED), 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(sd_shm_u32(m->rx_r, SD_SHM_R_ARMED), 1, __ATOMIC_SEQ_CST);
 	return __atomic_load_n(&m->err, __ATOMIC_RELAXED) != 0 ||
 	       rx_avail(m) != 0 || rx_ended(m);
 }
@@ -967,7 +957,7 @@ static int shm_shutdown_wr(struct sd_stream *s)
 	if (m->mode == SHM_RING && !m->shut) {
 		m->shut = true;
 		sd_cma_conceal(&m->side);
-		__atomic_store_n(u32_at(m->tx_w, SD_SHM_W_CLOSED), SD_SHM_END,
+		__atomic_store_n(sd_shm_u32(m->tx_w, SD_SHM_W_CLOSED), SD_SHM_END,
 				 __ATOMIC_RELEASE);
 	}
 	/* TCP's end wakes the peer and tells it the same. */
@@ -981,7 +971,7 @@ static void shm_reset(struct sd_stream *s)
 	if (m->mode == SHM_RING) {
 		m->shut = true;
 		sd_cma_conceal(&m->side);
-		__atomic_store_n(u32_at(m->tx_w, SD_SHM_W_CLOSED), SD_SHM_RESET,
+		__atomic_store_n(sd_shm_u32(m->tx_w, SD_SHM_W_CLOSED), SD_SHM_RESET,
 				 __ATOMIC_RELEASE);
 	}
 	sd_tcp.reset(m->tcp);
@@ -1005,14 +995,14 @@ static int shm_expose(struct sd_stream *s, const struct sd_tp_expose *x)
 	if (m->mode != SHM_RING || m->shut || x->grants == 0 ||
 	    sd_shm_policy() != SD_SHM_AUTO || m->side.listed)
 		return -EOPNOTSUPP;
-	m->echo = __atomic_load_n(u64_at(m->peer.blk, SD_SHM_S_CHALLENGE),
+	m->echo = __atomic_load_n(sd_shm_u64(m->peer.blk, SD_SHM_S_CHALLENGE),
 				  __ATOMIC_ACQUIRE);
-	__atomic_store_n(u64_at(b, SD_SHM_S_ECHO), (uint64_t)(uintptr_t)&m->echo,
+	__atomic_store_n(sd_shm_u64(b, SD_SHM_S_ECHO), (uint64_t)(uintptr_t)&m->echo,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(u64_at(b, SD_SHM_S_GRANTS), x->grants, __ATOMIC_RELAXED);
-	__atomic_store_n(u32_at(b, SD_SHM_S_SLOTS), x->slots, __ATOMIC_RELAXED);
-	__atomic_store_n(u64_at(b, SD_SHM_S_PZ), x->pz, __ATOMIC_RELAXED);
-	__atomic_store_n(u64_at(b, SD_SHM_S_EP), x->ep, __ATOMIC_RELAXED);
+	__atomic_store_n(sd_shm_u64(b, SD_SHM_S_GRANTS), x->grants, __ATOMIC_RELAXED);
+	__atomic_store_n(sd_shm_u32(b, SD_SHM_S_SLOTS), x->slots, __ATOMIC_RELAXED);
+	__atomic_store_n(sd_shm_u64(b, SD_SHM_S_PZ), x->pz, __ATOMIC_RELAXED);
+	__atomic_store_n(sd_shm_u64(b, SD_SHM_S_EP), x->ep, __ATOMIC_RELAXED);
 	m->side.peer_pid = __atomic_load_n(m->peer.pid_at, __ATOMIC_RELAXED);
 	sd_cma_expose(&m->side);
 	(void)prove_peer(m);	/* the listener: the requester is there */
@@ -1029,7 +1019,7 @@ static bool shm_peer_pulls(struct sd_stream *s)
 
 	/* Our side exposed too: its end is what stops the peer reading. */
 	return m->mode == SHM_RING && m->side.listed &&
-	       __atomic_load_n(u32_at(m->peer.blk, SD_SHM_S_PULLS),
+	       __atomic_load_n(sd_shm_u32(m->peer.blk, SD_SHM_S_PULLS),
 			       __ATOMIC_ACQUIRE) == 1;
 }
 
