@@ -5,8 +5,8 @@
 #   make conformance  Debian's DAT programs in every documented mode (also
 #                     in make check)
 #   make demo         the main job: a real DAT session over loopback
-#   make bench        softdapl against raw TCP (tools/softbench), each
-#                     transport, about 4 min
+#   make bench        softdapl over each transport against raw TCP and
+#                     fi_pingpong (tools/softbench), about 3.5 min
 #   make ompi OMPI_GIT=DIR  Open MPI 1.6.5 with its udapl BTL, built against
 #                     this tree into $(O)/ompi (tools/ompi-build, ~5 min),
 #                     for the conformance_mpi_* tests (test/mpi/)
@@ -432,23 +432,22 @@ ompi: $(LIBS)
 demo: deps all
 	$(Q)tools/demo $(O)
 
-# The standard benchmark set, once per transport of connections on one
-# host (SOFTDAPL_TRANSPORT): auto (shared memory, RDMA placed by the
-# initiator), then with fi_pingpong (libfabric's tcp provider, when
-# installed) as a third reference; copy (the rings only, what a kernel
-# that refuses cross-memory attach gives); tcp. Each run prints its table
-# against raw TCP measured in that run, and writes
-# $(O)/bench/results{,-copy,-tcp}.csv; results.svg plots auto's (the plot
-# needs gnuplot). About 4 minutes on two cores. BENCH_ARGS adds options
-# to each run, e.g. BENCH_ARGS=--quick (see softbench --help).
+# The standard benchmark set (tools/softbench) in one run: every point
+# measured for softdapl over each transport of connections on one host
+# (SOFTDAPL_TRANSPORT: auto, shared memory with RDMA placed by the
+# initiator; copy, the rings only, what a kernel that refuses cross-memory
+# attach gives; tcp), then for raw TCP, and the send-lat poll points for
+# fi_pingpong too (libfabric's tcp provider, when installed). One table,
+# $(O)/bench/results.csv (a line per test, mode, size and transport) and
+# results.svg (the plot needs gnuplot). About 3.5 minutes on two cores
+# otherwise idle (195 s measured; 5 minutes beside another benchmark).
+# BENCH_ARGS adds options, e.g. BENCH_ARGS=--quick (about half a minute), or
+# BENCH_ARGS='--transport tcp' for one transport (see softbench --help).
 bench: deps all
 	$(Q)mkdir -p $(O)/bench
-	$(Q)$(O)/tools/softbench --csv $(O)/bench/results.csv \
-		--plot $(O)/bench/results.svg --fi-pingpong $(BENCH_ARGS)
-	$(Q)$(O)/tools/softbench --transport copy \
-		--csv $(O)/bench/results-copy.csv $(BENCH_ARGS)
-	$(Q)$(O)/tools/softbench --transport tcp \
-		--csv $(O)/bench/results-tcp.csv $(BENCH_ARGS)
+	$(Q)$(O)/tools/softbench --transport auto,copy,tcp \
+		--csv $(O)/bench/results.csv --plot $(O)/bench/results.svg \
+		$(BENCH_ARGS)
 
 # valgrind's memcheck over the tests that run our code only (not Debian's
 # binaries, which it would not look into), every process of each test

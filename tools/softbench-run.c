@@ -3,11 +3,14 @@
  * The client's plan: which tests run, at which sizes and in which wait
  * modes, how many iterations a run gets, and what each run's time means.
  *
- * Every point is measured for softdapl and then for TCP, one right after
- * the other. Each first calibrates: single runs with growing iteration
- * counts (which also warm both sides up) until one lasts a tenth of the
- * target, then the count that makes a run last o->target_s; then
- * o->reps runs of that count give the median, min and max.
+ * Every point is measured for softdapl over each transport (in its agent's
+ * session), then for raw TCP (in the first agent's), one right after the
+ * other; a send-lat poll point then runs fi_pingpong too (softbench-fi.c),
+ * as many round trips per run as raw TCP's runs had. Each measurement
+ * first calibrates: single runs with growing iteration counts (which also
+ * warm both sides up) until one lasts a tenth of the target, then the
+ * count that makes a run last o->target_s; then o->reps runs of that count
+ * give the median, min and max.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -85,11 +88,23 @@ static bool selected(const struct sb_opts *o, enum sb_test t)
 	return false;
 }
 
+/* Whether fi_pingpong's column applies to @t in @mode. */
+static bool fi_applies(enum sb_test t, enum sb_mode mode)
+{
+	return t == SB_SEND_LAT && mode == SB_POLL;
+}
+
+/* Whether the plan has rows that fi_applies() to: send-lat poll. */
+bool sb_plan_has_fi(const struct sb_opts *o)
+{
+	return selected(o, SB_SEND_LAT) && (o->modes & (1 << SB_POLL));
+}
+
 /* The plan's state while it runs: counts for the progress line, rows. */
 struct plan {
-	struct sb_ctx *c;
+	struct sb_agent *agents;	/* as o->transports[] */
 	const struct sb_opts *o;
-	int done, total;	/* points (one per impl) */
+	int done, total;	/* measurements, for the progress line */
 	struct sb_row *rows;
 	int nrows;
 	char what[96];		/* the point being measured, for progress */
@@ -136,31 +151,42 @@ static double metric(enum sb_metric m, const struct sb_cmd *cmd, double t)
 	return NAN;
 }
 
-/* Runs one command of @runs runs; its times go into @t. */
-static void run(struct plan *p, struct sb_cmd *cmd, uint32_t runs, double *t)
+/*
+ * Runs one command of @runs runs in the session of agent @a (softdapl over
+ * o->transports[@a]; raw TCP: 0); its times and figures go into @res.
+ */
+static void run(struct plan *p, int a, struct sb_cmd *cmd, uint32_t runs,
+		struct sb_result *res)
 {
 	cmd->magic = SB_MAGIC;
 	cmd->runs = runs;
-	sb_run_command(p->c, cmd, t);
+	sb_agent_run(&p->agents[a], cmd, res);
 }
 
-static const char *impl_name(uint32_t impl)
+/* "softdapl/copy", "tcp" or "tcp-writev", for the progress line. */
+static const char *side_name(struct plan *p, int a, uint32_t impl)
 {
-	return impl == SB_DAT ? "softdapl" : impl == SB_TCP ? "tcp" : "tcp-writev";
+	static char buf[32];
+
+	if (impl != SB_DAT)
+		return impl == SB_TCP ? "tcp" : "tcp-writev";
+	snprintf(buf, sizeof(buf), "softdapl/%s", p->agents[a].transport);
+	return buf;
 }
 
 /* Sets cmd->iters between @min and @max (see the top of the file). */
-static void calibrate(struct plan *p, struct sb_cmd *cmd, uint64_t min,
+static void calibrate(struct plan *p, int a, struct sb_cmd *cmd, uint64_t min,
 		      uint64_t max)
 {
-	double t[1], t2[1], target = p->o->target_s;
+	struct sb_result res;
+	double t, target = p->o->target_s;
 	uint64_t iters = min;
 
-	progress(p, "%s %s: calibrating", p->what, impl_name(cmd->impl));
+	progress(p, "%s %s: calibrating", p->what, side_name(p, a, cmd->impl));
 	for (;;) {
 		cmd->iters = iters;
-		run(p, cmd, 1, t);
-		if (t[0] >= target / 10 || iters >= max)
+		run(p, a, cmd, 1, &res);
+		if (res.t[0] >= target / 10 || iters >= max)
 			break;
 		iters *= 4;
 	}
@@ -170,34 +196,62 @@ static void calibrate(struct plan *p, struct sb_cmd *cmd, uint64_t min,
 	 * slice lost on a busy machine) would otherwise shrink every run of
 	 * the point to a handful of iterations.
 	 */
-	run(p, cmd, 1, t2);
-	if (t2[0] < t[0])
-		t[0] = t2[0];
-	iters = (uint64_t)((double)iters * target / (t[0] > 1e-9 ? t[0] : 1e-9));
+	t = res.t[0];
+	run(p, a, cmd, 1, &res);
+	if (res.t[0] < t)
+		t = res.t[0];
+	iters = (uint64_t)((double)iters * target / (t > 1e-9 ? t : 1e-9));
 	cmd->iters = iters < min ? min : iters > max ? max : iters;
 }
 
 /*
- * Measures o->reps runs of @cmd into @s, after calibrating it (unless
- * --iters fixed the count: then without a warm-up either).
+ * Measures o->reps runs of @cmd in agent @a's session into @s, after
+ * calibrating it (unless --iters fixed the count: then without a warm-up
+ * either).
  */
-static void measure(struct plan *p, struct sb_cmd *cmd, enum sb_metric m,
-		    uint64_t min, uint64_t max, struct sb_stats *s)
+static void measure(struct plan *p, int a, struct sb_cmd *cmd,
+		    enum sb_metric m, uint64_t min, uint64_t max,
+		    struct sb_stats *s)
 {
 	const struct sb_opts *o = p->o;
-	double t[64], v[64];
+	struct sb_result res;
+	double v[SB_MAX_RUNS];
 	int i;
 
 	if (o->iters > 0)
 		cmd->iters = o->iters < min ? min : o->iters;
 	else
-		calibrate(p, cmd, min, max);
-	progress(p, "%s %s: %d runs of %llu", p->what, impl_name(cmd->impl),
+		calibrate(p, a, cmd, min, max);
+	progress(p, "%s %s: %d runs of %llu", p->what, side_name(p, a, cmd->impl),
 		 o->reps, (unsigned long long)cmd->iters);
-	run(p, cmd, (uint32_t)o->reps, t);
+	run(p, a, cmd, (uint32_t)o->reps, &res);
 	for (i = 0; i < o->reps; i++)
-		v[i] = metric(m, cmd, t[i]);
+		v[i] = metric(m, cmd, res.t[i]);
 	sb_stats_of(v, o->reps, s);
+	p->done++;
+}
+
+/* @cmd measured over every transport into @r's softdapl columns. */
+static void measure_dat(struct plan *p, struct sb_cmd *cmd, enum sb_metric m,
+			uint64_t min, uint64_t max, struct sb_row *r)
+{
+	int i;
+
+	cmd->impl = SB_DAT;
+	for (i = 0; i < p->o->ntransports; i++) {
+		measure(p, i, cmd, m, min, max, &r->dat[i].s);
+		r->dat[i].iters = cmd->iters;
+	}
+}
+
+/* fi_pingpong's column of @r, @iters round trips per run (if it runs). */
+static void measure_fi(struct plan *p, struct sb_row *r, uint64_t iters)
+{
+	if (p->o->fi != SB_FI_RUN)
+		return;
+	progress(p, "%s fi_pingpong: %d runs of %llu", p->what, p->o->reps,
+		 (unsigned long long)iters);
+	sb_fi_measure(p->o, r->size, iters, &r->fi);
 	p->done++;
 }
 
@@ -212,13 +266,14 @@ static struct sb_row *new_row(struct plan *p, enum sb_test t, const char *name,
 	r->size = size;
 	r->unit = units[tests[t].metric];
 	r->lower_better = tests[t].metric == M_HALF_RTT || tests[t].metric == M_RTT;
+	r->fi_row = fi_applies(t, mode);
 	return r;
 }
 
 static void emit(struct plan *p, struct sb_row *r)
 {
 	progress_clear(p);
-	sb_report_row(r);
+	sb_report_row(p->o, r);
 }
 
 /* Iteration limits per metric: enough to fill a window, bounded. */
@@ -242,7 +297,7 @@ static void limits(const struct sb_opts *o, enum sb_test t, uint32_t window,
 	}
 }
 
-/* One sized point: softdapl then TCP. */
+/* One sized point: softdapl over each transport, raw TCP, fi_pingpong. */
 static void sized_point(struct plan *p, enum sb_test t, enum sb_mode mode,
 			uint64_t size)
 {
@@ -260,11 +315,11 @@ static void sized_point(struct plan *p, enum sb_test t, enum sb_mode mode,
 	cmd.size = size;
 	cmd.window = p->o->window;
 	limits(p->o, t, cmd.window, &min, &max);
-	cmd.impl = SB_DAT;
-	measure(p, &cmd, tests[t].metric, min, max, &r->dat);
-	r->iters = cmd.iters;
+	measure_dat(p, &cmd, tests[t].metric, min, max, r);
 	cmd.impl = SB_TCP;
-	measure(p, &cmd, tests[t].metric, min, max, &r->tcp);
+	measure(p, 0, &cmd, tests[t].metric, min, max, &r->tcp);
+	if (r->fi_row)
+		measure_fi(p, r, cmd.iters);
 	emit(p, r);
 }
 
@@ -272,8 +327,7 @@ static void sized_point(struct plan *p, enum sb_test t, enum sb_mode mode,
 static void msg_rate(struct plan *p, enum sb_mode mode)
 {
 	struct sb_cmd cmd;
-	struct sb_stats dat;
-	struct sb_row *r;
+	struct sb_row *r, *w;
 	uint64_t min, max;
 
 	snprintf(p->what, sizeof(p->what), "msg-rate %s 64 B", mode_names[mode]);
@@ -283,26 +337,21 @@ static void msg_rate(struct plan *p, enum sb_mode mode)
 	cmd.size = 64;
 	cmd.window = p->o->rate_window;
 	limits(p->o, SB_MSG_RATE, cmd.window, &min, &max);
-	cmd.impl = SB_DAT;
-	measure(p, &cmd, M_RATE, min, max, &dat);
-
 	r = new_row(p, SB_MSG_RATE, "msg-rate", mode, 64);
-	r->dat = dat;
-	r->iters = cmd.iters;
+	measure_dat(p, &cmd, M_RATE, min, max, r);
 	snprintf(r->note, sizeof(r->note),
 		 "window %u; TCP: one send() per message", cmd.window);
 	cmd.impl = SB_TCP;
-	measure(p, &cmd, M_RATE, min, max, &r->tcp);
+	measure(p, 0, &cmd, M_RATE, min, max, &r->tcp);
 	emit(p, r);
 
-	r = new_row(p, SB_MSG_RATE, "msg-rate/writev", mode, 64);
-	r->dat = dat;
-	r->iters = cmd.iters;
-	snprintf(r->note, sizeof(r->note),
+	w = new_row(p, SB_MSG_RATE, "msg-rate/writev", mode, 64);
+	memcpy(w->dat, r->dat, sizeof(w->dat));
+	snprintf(w->note, sizeof(w->note),
 		 "window %u; TCP: %d messages per writev()", cmd.window, SB_BATCH);
 	cmd.impl = SB_TCP_BATCH;
-	measure(p, &cmd, M_RATE, min, max, &r->tcp);
-	emit(p, r);
+	measure(p, 0, &cmd, M_RATE, min, max, &w->tcp);
+	emit(p, w);
 }
 
 static void conn_rate(struct plan *p, enum sb_mode mode)
@@ -319,11 +368,9 @@ static void conn_rate(struct plan *p, enum sb_mode mode)
 	cmd.test = SB_CONN_RATE;
 	cmd.mode = mode;
 	limits(p->o, SB_CONN_RATE, 0, &min, &max);
-	cmd.impl = SB_DAT;
-	measure(p, &cmd, M_CONN, min, max, &r->dat);
-	r->iters = cmd.iters;
+	measure_dat(p, &cmd, M_CONN, min, max, r);
 	cmd.impl = SB_TCP;
-	measure(p, &cmd, M_CONN, min, max, &r->tcp);
+	measure(p, 0, &cmd, M_CONN, min, max, &r->tcp);
 	emit(p, r);
 }
 
@@ -349,13 +396,20 @@ static uint64_t ep_bw_iters(const struct sb_opts *o)
 	return n < 2 ? 2 : n;
 }
 
-static void many_impl(struct plan *p, uint32_t impl, struct sb_stats *setup,
-		      double *mem_client, double *mem_server,
-		      struct sb_stats *bw, struct sb_stats *one_bw)
+/* many-ep's figures for one side. */
+struct many {
+	struct sb_stats setup;		/* pairs per second */
+	double mem_client, mem_server;	/* bytes per pair */
+	struct sb_stats bw, one_bw;	/* MB/s over all pairs, over one */
+};
+
+/* many-ep for @impl in agent @a's session. */
+static void many_impl(struct plan *p, int a, uint32_t impl, struct many *m)
 {
 	const struct sb_opts *o = p->o;
+	struct sb_result res;
 	struct sb_cmd cmd;
-	double t[64], v[64];
+	double v[SB_MAX_RUNS];
 	uint64_t min, max;
 	int i;
 
@@ -364,25 +418,27 @@ static void many_impl(struct plan *p, uint32_t impl, struct sb_stats *setup,
 	cmd.mode = SB_BLOCK;
 	cmd.window = o->eps;
 
-	progress(p, "many-ep %s: connecting %u pairs", impl_name(impl), o->eps);
+	progress(p, "many-ep %s: connecting %u pairs", side_name(p, a, impl),
+		 o->eps);
 	cmd.test = SB_EP_SETUP;
 	cmd.iters = o->eps;
-	run(p, &cmd, 1, t);
-	one(setup, o->eps / t[0]);
-	*mem_client = impl == SB_DAT ? p->c->dat.rss_per_ep : p->c->tcp.rss_per_conn;
-	*mem_server = p->c->last_value;
+	run(p, a, &cmd, 1, &res);
+	one(&m->setup, o->eps / res.t[0]);
+	m->mem_client = res.rss_per_ep;
+	m->mem_server = res.server_value;
 
-	progress(p, "many-ep %s: writing over %u pairs", impl_name(impl), o->eps);
+	progress(p, "many-ep %s: writing over %u pairs", side_name(p, a, impl),
+		 o->eps);
 	cmd.test = SB_EP_BW;
 	cmd.size = EP_BW_SIZE;
 	cmd.iters = ep_bw_iters(o);
-	run(p, &cmd, (uint32_t)o->reps, t);
+	run(p, a, &cmd, (uint32_t)o->reps, &res);
 	for (i = 0; i < o->reps; i++)
-		v[i] = (double)o->eps * (double)cmd.iters * EP_BW_SIZE / t[i] / 1e6;
-	sb_stats_of(v, o->reps, bw);
+		v[i] = (double)o->eps * (double)cmd.iters * EP_BW_SIZE / res.t[i] / 1e6;
+	sb_stats_of(v, o->reps, &m->bw);
 
 	cmd.test = SB_EP_DOWN;
-	run(p, &cmd, 1, t);
+	run(p, a, &cmd, 1, &res);
 
 	/* The same writes over one connection (TCP: its stream). */
 	snprintf(p->what, sizeof(p->what), "many-ep: one connection");
@@ -393,92 +449,107 @@ static void many_impl(struct plan *p, uint32_t impl, struct sb_stats *setup,
 	cmd.size = EP_BW_SIZE;
 	cmd.window = o->window;
 	limits(o, SB_WRITE_BW, cmd.window, &min, &max);
-	measure(p, &cmd, M_BW, min, max, one_bw);
+	measure(p, a, &cmd, M_BW, min, max, &m->one_bw);
 	p->done--;
 }
 
 static void many_ep(struct plan *p)
 {
 	const struct sb_opts *o = p->o;
-	struct sb_stats dsetup, tsetup, dbw, tbw, done, tone;
-	double dmem, dmem_srv, tmem, tmem_srv;
-	struct sb_row *r;
+	struct many dm[SB_MAX_TRANSPORTS], tm;
+	struct sb_row *setup, *mem, *bw;
+	int i;
 
-	many_impl(p, SB_DAT, &dsetup, &dmem, &dmem_srv, &dbw, &done);
+	for (i = 0; i < o->ntransports; i++) {
+		many_impl(p, i, SB_DAT, &dm[i]);
+		p->done++;
+	}
+	many_impl(p, 0, SB_TCP, &tm);
 	p->done++;
-	many_impl(p, SB_TCP, &tsetup, &tmem, &tmem_srv, &tbw, &tone);
+
+	setup = new_row(p, SB_EP_SETUP, "ep-setup", SB_BLOCK, 0);
+	mem = new_row(p, SB_EP_SETUP, "ep-mem", SB_BLOCK, 0);
+	bw = new_row(p, SB_EP_SETUP, "ep-bw", SB_BLOCK, EP_BW_SIZE);
+	mem->unit = "KiB/EP";
+	mem->lower_better = true;
+	bw->unit = "MB/s";
+	setup->tcp = tm.setup;
+	one(&mem->tcp, tm.mem_client / 1024);
+	bw->tcp = tm.bw;
+	for (i = 0; i < o->ntransports; i++) {
+		setup->dat[i].s = dm[i].setup;
+		setup->dat[i].iters = o->eps;
+		one(&mem->dat[i].s, dm[i].mem_client / 1024);
+		mem->dat[i].iters = o->eps;
+		snprintf(mem->dat[i].note, sizeof(mem->dat[i].note),
+			 "server: %.1f KiB", dm[i].mem_server / 1024);
+		bw->dat[i].s = dm[i].bw;
+		bw->dat[i].iters = ep_bw_iters(o);
+		snprintf(bw->dat[i].note, sizeof(bw->dat[i].note),
+			 "%.2fx one connection (%.0f MB/s)",
+			 dm[i].bw.median / dm[i].one_bw.median,
+			 dm[i].one_bw.median);
+	}
+	snprintf(setup->note, sizeof(setup->note),
+		 "%u pairs, %d connects in flight", o->eps, 64);
+	snprintf(mem->note, sizeof(mem->note),
+		 "VmRSS delta / %u, client side (TCP server: %.1f KiB); kernel "
+		 "socket memory not counted", o->eps, tm.mem_server / 1024);
+	snprintf(bw->note, sizeof(bw->note),
+		 "aggregate over %u pairs; TCP %.2fx one connection (%.0f MB/s)",
+		 o->eps, tm.bw.median / tm.one_bw.median, tm.one_bw.median);
+	emit(p, setup);
+	emit(p, mem);
+	emit(p, bw);
+}
+
+/* idle-cpu in agent @a's session: the server's %CPU, the client's. */
+static void idle_impl(struct plan *p, int a, uint32_t impl,
+		      struct sb_stats *s, double *client)
+{
+	struct sb_result res;
+	struct sb_cmd cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.test = SB_IDLE_CPU;
+	cmd.mode = SB_BLOCK;
+	cmd.impl = impl;
+	cmd.iters = (uint64_t)(p->o->idle_s * 1000);
+	progress(p, "idle-cpu %s: %.1f s waiting", side_name(p, a, impl),
+		 p->o->idle_s);
+	run(p, a, &cmd, 1, &res);
+	one(s, res.server_value);
+	*client = res.client_idle;
 	p->done++;
-
-	r = new_row(p, SB_EP_SETUP, "ep-setup", SB_BLOCK, 0);
-	r->dat = dsetup;
-	r->tcp = tsetup;
-	r->iters = o->eps;
-	snprintf(r->note, sizeof(r->note), "%u pairs, %d connects in flight",
-		 o->eps, 64);
-	emit(p, r);
-
-	r = new_row(p, SB_EP_SETUP, "ep-mem", SB_BLOCK, 0);
-	r->unit = "KiB/EP";
-	r->lower_better = true;
-	one(&r->dat, dmem / 1024);
-	one(&r->tcp, tmem / 1024);
-	r->iters = o->eps;
-	snprintf(r->note, sizeof(r->note),
-		 "VmRSS delta / %u, client side (server: %.1f KiB; TCP server: "
-		 "%.1f KiB); kernel socket memory not counted",
-		 o->eps, dmem_srv / 1024, tmem_srv / 1024);
-	emit(p, r);
-
-	r = new_row(p, SB_EP_SETUP, "ep-bw", SB_BLOCK, EP_BW_SIZE);
-	r->unit = "MB/s";
-	r->dat = dbw;
-	r->tcp = tbw;
-	r->iters = ep_bw_iters(o);
-	snprintf(r->note, sizeof(r->note),
-		 "aggregate over %u pairs = %.2fx one connection (%.0f MB/s); "
-		 "TCP %.2fx (%.0f MB/s)", o->eps, dbw.median / done.median,
-		 done.median, tbw.median / tone.median, tone.median);
-	emit(p, r);
 }
 
 static void idle_cpu(struct plan *p)
 {
-	struct sb_cmd cmd;
 	struct sb_row *r;
-	double t[1], dclient;
+	double client;
+	int i;
 
 	snprintf(p->what, sizeof(p->what), "idle-cpu");
 	r = new_row(p, SB_IDLE_CPU, NULL, SB_BLOCK, 0);
 	r->unit = "%CPU";
 	r->lower_better = true;
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.test = SB_IDLE_CPU;
-	cmd.mode = SB_BLOCK;
-	cmd.iters = (uint64_t)(p->o->idle_s * 1000);
-
-	progress(p, "idle-cpu softdapl: %.1f s in dat_evd_wait", p->o->idle_s);
-	cmd.impl = SB_DAT;
-	run(p, &cmd, 1, t);
-	one(&r->dat, p->c->last_value);
-	dclient = p->c->client_idle;
-	p->done++;
-	progress(p, "idle-cpu tcp: %.1f s in recv", p->o->idle_s);
-	cmd.impl = SB_TCP;
-	run(p, &cmd, 1, t);
-	one(&r->tcp, p->c->last_value);
-	p->done++;
-	r->iters = 1;
+	for (i = 0; i < p->o->ntransports; i++) {
+		idle_impl(p, i, SB_DAT, &r->dat[i].s, &client);
+		r->dat[i].iters = 1;
+		snprintf(r->dat[i].note, sizeof(r->dat[i].note),
+			 "the client's process meanwhile (IA open, sleeping): "
+			 "%.3f%%", client);
+	}
+	idle_impl(p, 0, SB_TCP, &r->tcp, &client);
 	snprintf(r->note, sizeof(r->note),
-		 "%.1f s in dat_evd_wait(INFINITE) (TCP: recv); the client's "
-		 "process meanwhile (IA open, sleeping): %.3f%%",
-		 p->o->idle_s, dclient);
+		 "%.1f s in dat_evd_wait(INFINITE) (TCP: recv)", p->o->idle_s);
 	emit(p, r);
 }
 
-/* Points of the plan, for the progress line. */
+/* Measurements of the plan, for the progress line. */
 static int count_points(const struct sb_opts *o)
 {
-	int t, m, n = 0;
+	int t, m, n = 0, per = o->ntransports + 1;	/* softdapl's, TCP */
 
 	for (t = 0; t < SB_NTESTS; t++) {
 		if (tests[t].name == NULL || !selected(o, (enum sb_test)t))
@@ -488,24 +559,28 @@ static int count_points(const struct sb_opts *o)
 			    !(t >= SB_EP_SETUP && m == SB_BLOCK))
 				continue;
 			if (tests[t].sized)
-				n += 2 * o->nsizes;
+				n += (per + (o->fi == SB_FI_RUN &&
+					     fi_applies((enum sb_test)t,
+							(enum sb_mode)m))) *
+				     o->nsizes;
 			else if (t == SB_MSG_RATE)
-				n += 3;
+				n += per + 1;	/* and writev() */
 			else
-				n += 2;
+				n += per;
 		}
 	}
 	return n;
 }
 
 /* Runs the plan, printing each row as it is done; returns the rows. */
-struct sb_row *sb_run_plan(struct sb_ctx *c, const struct sb_opts *o, int *nrows)
+struct sb_row *sb_run_plan(struct sb_agent *agents, const struct sb_opts *o,
+			   int *nrows)
 {
 	struct plan p;
 	int t, m, i;
 
 	memset(&p, 0, sizeof(p));
-	p.c = c;
+	p.agents = agents;
 	p.o = o;
 	p.total = count_points(o);
 	p.rows = calloc(512, sizeof(*p.rows));

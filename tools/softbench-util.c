@@ -4,6 +4,7 @@
  * plain socket calls in the two wait modes.
  */
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -273,4 +274,22 @@ const char *sb_size_str(uint64_t size, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%llu B", (unsigned long long)size);
 	return buf;
+}
+
+/* Whether an executable @name is in one of PATH's directories. */
+bool sb_find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+
+	while (path != NULL && *path != '\0') {
+		size_t n = strcspn(path, ":");
+
+		snprintf(file, sizeof(file), "%.*s/%s", (int)n, path, name);
+		if (access(file, X_OK) == 0)
+			return true;
+		path += n;
+		path += *path == ':';
+	}
+	return false;
 }

@@ -7,7 +7,8 @@
  *   softbench --client HOST --port N       ...and the other
  *
  * See usage() and the README's "Benchmarks". This file holds the options,
- * the dat.conf and the two processes; softbench.h says where the rest is.
+ * the dat.conf and the client's run (its agents, the plan, the report);
+ * softbench.h says where the rest is.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -17,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
@@ -28,7 +28,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: softbench [options]                 server and client over loopback\n"
+"usage: softbench [options]                 over loopback: client and server\n"
 "       softbench --server [--port N]       serve one session (two hosts)\n"
 "       softbench --client HOST --port N    run against that server\n"
 "\n"
@@ -36,11 +36,16 @@ static void usage(FILE *f)
 "                   DAT_OVERRIDE is set, a temporary dat.conf names the\n"
 "                   libdaplsoft.so.2 of this build with \"lo\" (\"0.0.0.0\"\n"
 "                   for --server and --client)\n"
-"  --quick          a few seconds: sizes 8 B, 64 KiB, 4 MiB, 3 short runs,\n"
-"                   200 endpoint pairs, 0.5 s idle\n"
-"  --fi-pingpong    then fi_pingpong -p tcp -e msg (libfabric-bin) at the\n"
-"                   sizes up to 1 MiB: send-lat poll by libfabric's tcp\n"
-"                   provider, one way, median of the runs (loopback only)\n"
+"  --quick          short: sizes 8 B, 64 KiB, 4 MiB, 3 short runs, 200\n"
+"                   endpoint pairs, 0.5 s idle (make bench's three\n"
+"                   transports: about half a minute)\n"
+"  --transport LIST what softdapl's connections on one host use, comma-\n"
+"                   separated, a table column each: auto (shared memory,\n"
+"                   RDMA placed by the initiator), copy (shared-memory\n"
+"                   rings only) or tcp; each has its own pair of processes,\n"
+"                   with SOFTDAPL_TRANSPORT set. Default $SOFTDAPL_TRANSPORT,\n"
+"                   else auto; make bench: auto,copy,tcp. Raw TCP is\n"
+"                   measured once. --server and --client take one\n"
 "  --only LIST      tests, comma-separated: send-lat, write-lat, read-lat,\n"
 "                   send-bw, write-bw, read-bw, msg-rate, conn-rate,\n"
 "                   many-ep, idle-cpu (default: all)\n"
@@ -60,9 +65,11 @@ static void usage(FILE *f)
 "  --plot FILE      draw latency and bandwidth against size (.svg or .png)\n"
 "                   with bench-plot, which needs gnuplot\n"
 "  --port N         the control port (--server: default any, printed)\n"
-"  --transport T    what softdapl's connections use on one host: auto\n"
-"                   (shared memory, the default), tcp or copy (sets\n"
-"                   SOFTDAPL_TRANSPORT for both processes)\n");
+"\n"
+"The send-lat poll rows have a third reference over loopback: fi_pingpong\n"
+"-p tcp -e msg (libfabric's tcp provider, Debian's libfabric-bin), one way,\n"
+"median of --reps runs of as many round trips as raw TCP's runs; n/a where\n"
+"it is not installed or fails.\n");
 }
 
 static char conf_path[1024];
@@ -74,10 +81,14 @@ static void remove_conf(void)
 		unlink(conf_path);
 }
 
-/* Ctrl-C: the dat.conf goes too (unlink is async-signal-safe). */
+/*
+ * Ctrl-C or a kill: the dat.conf goes too, and fi_pingpong's processes
+ * (unlink and kill are async-signal-safe).
+ */
 static void on_signal(int sig)
 {
 	remove_conf();
+	sb_fi_kill();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -112,8 +123,6 @@ static void write_conf(const char *name, const char *params)
 		sb_die("cannot write a dat.conf: %s", strerror(errno));
 	conf_owner = getpid();
 	atexit(remove_conf);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	fprintf(f, "%s u2.0 nonthreadsafe default %s softdapl.2.0 \"%s\" \"\"\n",
 		name, lib, params);
 	fclose(f);
@@ -194,38 +203,6 @@ static void resolve(struct sb_ctx *c, const char *host)
 	freeaddrinfo(ai);
 }
 
-/* Starts the server process; returns its pid and its control port. */
-static pid_t fork_server(struct sb_ctx *c, int *port)
-{
-	char line[32] = "";
-	ssize_t n, got = 0;
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds) < 0)
-		sb_die("pipe: %s", strerror(errno));
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		sb_die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(fds[0]);
-		sb_role = "server";
-		c->server = true;
-		sb_serve(c, 0, fds[1]);
-		exit(0);
-	}
-	close(fds[1]);
-	while (got < (ssize_t)sizeof(line) - 1 &&
-	       (n = read(fds[0], line + got, sizeof(line) - 1 - (size_t)got)) > 0)
-		got += n;
-	close(fds[0]);
-	*port = atoi(line);
-	if (*port <= 0)
-		sb_die("the server process did not start");
-	return pid;
-}
-
 /*
  * What the rest of the machine did meanwhile: the share of all its CPUs
  * that other processes used between @busy0/@total0 and now, our own
@@ -243,8 +220,37 @@ static void report_others(double busy0, double total0, double own0)
 		others = 0;
 	printf("others:  other processes used %.0f%% of this machine's %ld CPUs "
 	       "during the run%s\n", 100 * others, sysconf(_SC_NPROCESSORS_ONLN),
-	       others > 0.1 ? ": the numbers are disturbed, run it again on an "
-	       "idle machine" : "");
+	       others > 0.1 ? ":\n         the numbers are disturbed, run it "
+	       "again on an idle machine" : "");
+}
+
+static bool known_transport(const char *t)
+{
+	return strcmp(t, "auto") == 0 || strcmp(t, "copy") == 0 ||
+	       strcmp(t, "tcp") == 0;
+}
+
+/*
+ * --transport LIST into o->transports: auto, copy or tcp, each once, in
+ * the order given. The strings stay in @list, which is not copied.
+ */
+static void parse_transports(struct sb_opts *o, char *list)
+{
+	char *name, *save = NULL;
+	int i;
+
+	o->ntransports = 0;
+	for (name = strtok_r(list, ",", &save); name != NULL;
+	     name = strtok_r(NULL, ",", &save)) {
+		if (!known_transport(name))
+			sb_die("--transport: '%s' is not auto, copy or tcp", name);
+		for (i = 0; i < o->ntransports; i++)
+			if (strcmp(o->transports[i], name) == 0)
+				sb_die("--transport: %s twice", name);
+		o->transports[o->ntransports++] = name;
+	}
+	if (o->ntransports == 0)
+		sb_die("--transport needs auto, copy or tcp");
 }
 
 static void raise_fd_limit(void)
@@ -257,6 +263,48 @@ static void raise_fd_limit(void)
 	}
 }
 
+/*
+ * The client's side of the run: an agent per transport (over loopback
+ * when @host is NULL, each with its server; else against @host's server
+ * at @port), the plan, the report. The exit status.
+ */
+static int run_client(struct sb_opts *o, struct sb_ctx *tmpl,
+		      const char *host, int port)
+{
+	struct sb_agent agents[SB_MAX_TRANSPORTS];
+	double busy0 = 0, total0 = 0, own0 = 0;
+	struct sb_row *rows;
+	char where[300];
+	int i, nrows, ret;
+
+	if (sb_machine_cpu(&busy0, &total0) == 0)
+		own0 = sb_cpu_with_children();
+	tmpl->loopback = host == NULL;
+	if (host == NULL) {
+		host = "127.0.0.1";
+		snprintf(where, sizeof(where),
+			 "over loopback, a pair of processes per transport");
+	} else {
+		snprintf(where, sizeof(where), "client here, server %s port %d",
+			 host, port);
+	}
+	resolve(tmpl, host);
+	if (sb_plan_has_fi(o))
+		o->fi = sb_fi_probe(tmpl->loopback);
+	for (i = 0; i < o->ntransports; i++)
+		sb_agent_start(agents, i, tmpl, o->transports[i], port);
+	sb_report_header(o, where);
+	rows = sb_run_plan(agents, o, &nrows);
+	for (i = 0; i < o->ntransports; i++)
+		sb_agent_stop(&agents[i]);
+	printf("\n");
+	if (total0 > 0)
+		report_others(busy0, total0, own0);
+	ret = sb_report_files(o, rows, nrows);
+	free(rows);
+	return ret < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* Every size the targets name (8 B, 4 KiB, 64 KiB, 1 MiB). */
@@ -265,16 +313,12 @@ int main(int argc, char **argv)
 	static const uint64_t quick_sizes[] = { 8, 65536, 4 << 20 };
 	struct sb_opts o;
 	struct sb_ctx c;
-	const char *host = NULL, *sizes = NULL;
-	char where[300], *cmdline;
+	const char *host = NULL, *sizes = NULL, *transports;
+	char *cmdline, *tlist;
 	bool server = false;
 	long time_ms = -1, eps = -1, reps = -1, iters = 0;
 	double idle = -1;
-	int i, port = 0, status, ret;
-	double busy0 = 0, total0 = 0, own0 = 0;
-	struct sb_row *rows;
-	int nrows;
-	pid_t pid = -1;
+	int i, port = 0, ret;
 
 	memset(&o, 0, sizeof(o));
 	memset(&c, 0, sizeof(c));
@@ -282,6 +326,9 @@ int main(int argc, char **argv)
 	o.modes = (1 << SB_POLL) | (1 << SB_BLOCK);
 	o.window = 32;
 	o.rate_window = 64;
+	transports = getenv("SOFTDAPL_TRANSPORT");
+	if (transports == NULL || !known_transport(transports))
+		transports = "auto";	/* the provider's default */
 	cmdline = join(argc, argv);
 	o.cmdline = cmdline;
 
@@ -295,9 +342,6 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--quick") == 0) {
 			o.quick = true;
 			takes = false;
-		} else if (strcmp(a, "--fi-pingpong") == 0) {
-			o.fi_pingpong = true;
-			takes = false;
 		} else if (strcmp(a, "--server") == 0) {
 			server = true;
 			takes = false;
@@ -306,10 +350,7 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		} else if (strcmp(a, "--transport") == 0) {
-			if (strcmp(v, "auto") != 0 && strcmp(v, "tcp") != 0 &&
-			    strcmp(v, "copy") != 0)
-				sb_die("--transport: auto, tcp or copy");
-			setenv("SOFTDAPL_TRANSPORT", v, 1);
+			transports = v;		/* the last one counts */
 		} else if (strcmp(a, "-D") == 0) {
 			o.ia_name = v;
 		} else if (strcmp(a, "--only") == 0) {
@@ -363,6 +404,10 @@ int main(int argc, char **argv)
 				sb_die("--only: no test named '%s' (see --help)", name);
 		free(list);
 	}
+	tlist = strdup(transports);
+	if (tlist == NULL)
+		sb_die("out of memory");
+	parse_transports(&o, tlist);
 	if (sizes != NULL) {
 		parse_sizes(&o, sizes);
 	} else if (o.quick) {
@@ -384,8 +429,13 @@ int main(int argc, char **argv)
 		sb_die("--server and --client exclude each other");
 	if (host != NULL && port == 0)
 		sb_die("--client needs the server's --port");
+	if ((server || host != NULL) && o.ntransports > 1)
+		sb_die("--server and --client take one transport (a server "
+		       "serves one session)");
 
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	raise_fd_limit();
 	write_conf(o.ia_name, server || host != NULL ? "0.0.0.0" : "lo");
 	c.ia_name = o.ia_name;
@@ -393,42 +443,12 @@ int main(int argc, char **argv)
 	if (server) {
 		sb_role = "server";
 		c.server = true;
+		setenv("SOFTDAPL_TRANSPORT", o.transports[0], 1);
 		sb_serve(&c, port, -1);
 		return 0;
 	}
-	if (sb_machine_cpu(&busy0, &total0) == 0)
-		own0 = sb_cpu_with_children();
-	if (host == NULL) {
-		c.loopback = true;
-		pid = fork_server(&c, &port);
-		host = "127.0.0.1";
-		snprintf(where, sizeof(where),
-			 "two processes over loopback (127.0.0.1)");
-	} else {
-		snprintf(where, sizeof(where), "client here, server %s port %d",
-			 host, port);
-	}
-	resolve(&c, host);
-	c.ctl = sb_tcp_connect((struct sockaddr *)&c.peer, c.peer_len, port);
-	sb_client_start(&c);
-	sb_report_header(&o, where);
-	rows = sb_run_plan(&c, &o, &nrows);
-	if (o.fi_pingpong && c.loopback)
-		sb_fi_pingpong(&o);
-	sb_client_quit(&c);
-	sb_dat_close(&c);
-	sb_tcp_close(&c);
-	close(c.ctl);
-	if (pid > 0) {
-		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status) != 0)
-			sb_die("the server process failed");
-	}
-	printf("\n");
-	if (total0 > 0)
-		report_others(busy0, total0, own0);
-	ret = sb_report_files(&o, rows, nrows);
-	free(rows);
+	ret = run_client(&o, &c, host, port);
+	free(tlist);
 	free(cmdline);
-	return ret < 0 ? 1 : 0;
+	return ret;
 }

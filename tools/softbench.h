@@ -16,12 +16,21 @@
  * of a ping-pong, the receiver of a stream, or nothing (RDMA reads and
  * writes need no CPU on the target, only its engine thread).
  *
- * Files: softbench.c (options, processes, dat.conf), softbench-run.c (the
- * plan: tests, sizes, calibration, progress), softbench-report.c
- * (statistics, table, CSV, plot), softbench-ctl.c (the control channel and the server's
- * loop), softbench-dat.c and softbench-tcp.c (each test, both roles),
+ * The provider reads SOFTDAPL_TRANSPORT once per process, so each transport
+ * that softdapl is measured over has a client and a server of its own: the
+ * main process forks one agent per transport (the client of one session,
+ * which over loopback forks its server), runs the plan and hands each
+ * command to the agent of the transport it measures; raw TCP runs in the
+ * first agent's session.
+ *
+ * Files: softbench.c (options, dat.conf), softbench-agent.c (the agents,
+ * their servers), softbench-run.c (the plan: tests, sizes, calibration,
+ * progress), softbench-report.c (statistics, table, CSV, plot),
+ * softbench-ctl.c (the control channel and the server's loop),
+ * softbench-dat.c and softbench-tcp.c (each test, both roles),
  * softbench-scale.c (connection rate, many endpoints, idle CPU),
- * softbench-util.c (clock, errors, sockets, /proc).
+ * softbench-fi.c (fi_pingpong, the third reference), softbench-util.c
+ * (clock, errors, sockets, /proc).
  *
  * The control messages are raw structs: both hosts must share byte order
  * and ABI (x86-64 in practice); the magic catches a mismatch.
@@ -33,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include <dat2/udat.h>
 
@@ -41,6 +51,8 @@
 #define SB_MAGIC	0x53424e31u	/* "SBN1" */
 #define SB_MAX_SIZE	(4u << 20)	/* largest message: 4 MiB */
 #define SB_TIMEOUT_S	60		/* any single wait longer than this is fatal */
+#define SB_MAX_RUNS	63		/* runs per command (--reps) */
+#define SB_MAX_TRANSPORTS 3		/* auto, copy, tcp */
 
 /* The tests, in the order they run (names: softbench-run.c). */
 enum sb_test {
@@ -188,6 +200,7 @@ void sb_send_all(int fd, const void *buf, size_t len, enum sb_mode mode);
 void sb_recv_all(int fd, void *buf, size_t len, enum sb_mode mode);
 size_t sb_recv_some(int fd, void *buf, size_t len, enum sb_mode mode);
 const char *sb_size_str(uint64_t size, char *buf, size_t len);
+bool sb_find_program(const char *name);
 
 /* softbench-ctl.c */
 void sb_ctl_ready(struct sb_ctx *c);
@@ -238,6 +251,14 @@ sb_run_fn sb_tcp_client_ep_down, sb_tcp_server_ep_down;
 sb_run_fn sb_dat_client_idle, sb_dat_server_idle;
 sb_run_fn sb_tcp_client_idle, sb_tcp_server_idle;
 
+/* fi_pingpong's column, for the send-lat poll rows (softbench-fi.c). */
+enum sb_fi {
+	SB_FI_NONE,	/* the plan has no such row */
+	SB_FI_RUN,	/* measured beside softdapl and raw TCP */
+	SB_FI_MISSING,	/* not installed: n/a */
+	SB_FI_REMOTE,	/* two hosts: n/a (it runs over loopback only) */
+};
+
 /* softbench-run.c: the client's plan. */
 struct sb_opts {
 	const char *ia_name;
@@ -245,6 +266,9 @@ struct sb_opts {
 	const char *csv;	/* file, or NULL */
 	const char *plot;	/* file, or NULL */
 	const char *cmdline;	/* as typed, for the report */
+	/* What softdapl's connections use (SOFTDAPL_TRANSPORT), one column each. */
+	const char *transports[SB_MAX_TRANSPORTS];
+	int ntransports;
 	uint64_t sizes[32];
 	int nsizes;
 	int reps;
@@ -257,21 +281,47 @@ struct sb_opts {
 	uint64_t iters;		/* fixed iterations per run (no calibration), or 0 */
 	bool quick;
 	bool progress;		/* stderr is a terminal */
-	bool fi_pingpong;	/* also fi_pingpong's send-lat (softbench-fi.c) */
+	enum sb_fi fi;
 };
 
-/* softbench-fi.c: libfabric's tcp provider's ping-pong, printed. */
-void sb_fi_pingpong(const struct sb_opts *o);
+/* What one command gave: each run's time and the figures beside them. */
+struct sb_result {
+	double t[SB_MAX_RUNS];	/* seconds, one per run */
+	double server_value;	/* the server's reply (struct sb_reply) */
+	double client_idle;	/* idle-cpu: the client's own, in % */
+	double rss_per_ep;	/* ep-setup: the client's bytes per EP (TCP: per connection) */
+};
+
+/* softbench-agent.c: one client session in a process of its own. */
+struct sb_agent {
+	pid_t pid;
+	int fd;			/* the main process's end of their socketpair */
+	const char *transport;	/* its SOFTDAPL_TRANSPORT */
+};
+
+void sb_agent_start(struct sb_agent *agents, int i, const struct sb_ctx *tmpl,
+		    const char *transport, int port);
+void sb_agent_run(struct sb_agent *a, const struct sb_cmd *cmd,
+		  struct sb_result *res);
+void sb_agent_stop(struct sb_agent *a);
 
 int sb_test_by_name(const char *name);
+bool sb_plan_has_fi(const struct sb_opts *o);
 struct sb_row;
-struct sb_row *sb_run_plan(struct sb_ctx *c, const struct sb_opts *o,
-			    int *nrows);
+struct sb_row *sb_run_plan(struct sb_agent *agents, const struct sb_opts *o,
+			   int *nrows);
 
 /* softbench-report.c: one row per measured point. */
 struct sb_stats {
 	double median, min, max;
-	int n;
+	int n;			/* 0: not measured */
+};
+
+/* softdapl over one transport, in one row. */
+struct sb_col {
+	struct sb_stats s;
+	uint64_t iters;		/* per run */
+	char note[128];		/* for the CSV, after the row's */
 };
 
 struct sb_row {
@@ -280,15 +330,23 @@ struct sb_row {
 	uint64_t size;		/* 0 when the test has none */
 	const char *unit;
 	bool lower_better;
-	struct sb_stats dat, tcp;
-	uint64_t iters;
+	struct sb_col dat[SB_MAX_TRANSPORTS];	/* as o->transports[] */
+	struct sb_stats tcp;
+	bool fi_row;		/* send-lat poll: fi_pingpong's column applies */
+	struct sb_stats fi;	/* its one-way microseconds; n == 0: n/a */
 	char note[256];		/* for the CSV */
 };
 
+/* softbench-fi.c */
+enum sb_fi sb_fi_probe(bool loopback);
+void sb_fi_kill(void);
+void sb_fi_measure(const struct sb_opts *o, uint64_t size, uint64_t iters,
+		   struct sb_stats *s);
+
 void sb_stats_of(double *v, int n, struct sb_stats *s);
-double sb_ratio(const struct sb_row *r);
+double sb_ratio(const struct sb_row *r, int i);
 void sb_report_header(const struct sb_opts *o, const char *where);
-void sb_report_row(const struct sb_row *r);
+void sb_report_row(const struct sb_opts *o, const struct sb_row *r);
 int sb_report_files(const struct sb_opts *o, const struct sb_row *rows, int n);
 
 #endif
