@@ -12,10 +12,14 @@
  * close callback ran.
  *
  * Commands. A consumer thread never calls libuv: it queues a struct
- * sd_cmd embedded in the object concerned and wakes the loop with
- * uv_async_send (the one libuv call that is thread-safe). The engine runs
- * queued commands in submission order, with no provider lock held.
- * Submitting allocates nothing and cannot fail.
+ * sd_cmd embedded in the object concerned and, when the engine has not
+ * been told yet, writes the engine's eventfd, which a uv_poll_t watches.
+ * The engine runs queued commands in submission order, with no provider
+ * lock held. Submitting allocates nothing and cannot fail. (Not
+ * uv_async_send: libuv 1.44 marks the handle busy around the write, and
+ * the woken loop spins until the sender marks it done; a sender that the
+ * woken engine has just preempted on a small machine cannot, and the
+ * engine spun there for a third of its time setting up connections.)
  *
  * Layer 2: the engine names nothing above it. What it runs of the
  * connection core (the tick, closing the sockets at stop) comes as
@@ -31,6 +35,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -51,9 +56,13 @@ static struct {
 	pthread_mutex_t	qlock;		/* leaf */
 	struct sd_list	cmds;		/* qlock: queued commands */
 	bool		stop;		/* qlock: stop once the queue is run */
+	bool		told;		/* qlock: wake_fd written, and the
+					 * engine has not found the queue
+					 * empty since */
 
 	uv_loop_t	loop;		/* engine (set up under ctl_lock) */
-	uv_async_t	async;		/* engine; uv_async_send from anywhere */
+	int		wake_fd;	/* eventfd: written by tell() */
+	uv_poll_t	wake;		/* engine: watches wake_fd */
 	uv_timer_t	tick;		/* engine: hooks->tick */
 	bool		tick_wanted;	/* atomic: the tick runs or is asked for */
 	struct sd_cmd	tick_cmd;	/* starts the tick */
@@ -83,19 +92,40 @@ struct uv_loop_s *sd_engine_loop(void)
 	return &eng.loop;
 }
 
+/* Wakes the loop (its wake_cb runs). Any thread, qlock not held. */
+static void tell(void)
+{
+	uint64_t one = 1;
+
+	while (write(eng.wake_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;	/* EAGAIN: the counter is full, so it is readable */
+}
+
 void sd_engine_submit(struct sd_cmd *cmd)
 {
-	bool wake;
+	bool wake = false;
 
 	pthread_mutex_lock(&eng.qlock);
-	wake = !cmd->queued;
 	if (!cmd->queued) {
 		cmd->queued = true;
 		sd_list_add_tail(&eng.cmds, &cmd->node);
+		wake = !eng.told;
+		eng.told = true;
 	}
 	pthread_mutex_unlock(&eng.qlock);
 	if (wake)
-		uv_async_send(&eng.async);
+		tell();
+}
+
+void sd_engine_cancel(struct sd_cmd *cmd)
+{
+	SD_ASSERT_ENGINE();
+	pthread_mutex_lock(&eng.qlock);
+	if (cmd->queued) {
+		cmd->queued = false;
+		sd_list_del(&cmd->node);
+	}
+	pthread_mutex_unlock(&eng.qlock);
 }
 
 /* ---- the tick ------------------------------------------------------ */
@@ -139,12 +169,21 @@ void sd_engine_tick_want(void)
 		sd_engine_submit(&eng.tick_cmd);
 }
 
-/* Engine: runs the queued commands, then stops if asked to. */
-static void async_cb(uv_async_t *a)
+/*
+ * Engine: runs the queued commands, then stops if asked to. The eventfd
+ * is read first; told is cleared only when the queue is found empty, so
+ * a command queued after that writes it again, and one queued before is
+ * run here.
+ */
+static void wake_cb(uv_poll_t *p, int status, int events)
 {
+	uint64_t n;
 	bool stop;
 
 	SD_ASSERT_ENGINE();
+	(void)status;
+	(void)events;
+	(void)!read(eng.wake_fd, &n, sizeof(n));	/* EAGAIN: already read */
 	for (;;) {
 		struct sd_cmd *cmd = NULL;
 
@@ -153,6 +192,8 @@ static void async_cb(uv_async_t *a)
 			cmd = sd_container_of(eng.cmds.next, struct sd_cmd, node);
 			sd_list_del(&cmd->node);
 			cmd->queued = false;
+		} else {
+			eng.told = false;
 		}
 		stop = eng.stop;
 		pthread_mutex_unlock(&eng.qlock);
@@ -165,7 +206,7 @@ static void async_cb(uv_async_t *a)
 		while (eng.hooks->tick())
 			;	/* drops what it holds */
 		uv_close((uv_handle_t *)&eng.tick, NULL);
-		uv_close((uv_handle_t *)a, NULL);
+		uv_close((uv_handle_t *)p, NULL);
 	}
 }
 
@@ -333,21 +374,34 @@ int sd_engine_get(const struct sd_engine_hooks *hooks)
 	r = uv_loop_init(&eng.loop);
 	if (r < 0)
 		goto fail;
-	r = uv_async_init(&eng.loop, &eng.async, async_cb);
-	if (r < 0) {
+	eng.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (eng.wake_fd < 0) {
+		r = -errno;
 		uv_loop_close(&eng.loop);
+		goto fail;
+	}
+	r = uv_poll_init(&eng.loop, &eng.wake, eng.wake_fd);
+	if (r == 0)
+		r = uv_poll_start(&eng.wake, UV_READABLE, wake_cb);
+	if (r < 0) {
+		uv_close((uv_handle_t *)&eng.wake, NULL);
+		uv_run(&eng.loop, UV_RUN_DEFAULT);
+		uv_loop_close(&eng.loop);
+		close(eng.wake_fd);
 		goto fail;
 	}
 	uv_timer_init(&eng.loop, &eng.tick);	/* cannot fail */
 	eng.tick_cmd.fn = tick_cmd_fn;
 	eng.tick_wanted = false;
 	eng.stop = false;
+	eng.told = false;
 	r = -pthread_create(&eng.thread, NULL, engine_main, NULL);
 	if (r < 0) {
 		uv_close((uv_handle_t *)&eng.tick, NULL);
-		uv_close((uv_handle_t *)&eng.async, NULL);
+		uv_close((uv_handle_t *)&eng.wake, NULL);
 		uv_run(&eng.loop, UV_RUN_DEFAULT);
 		uv_loop_close(&eng.loop);
+		close(eng.wake_fd);
 		goto fail;
 	}
 	goto out;
@@ -368,10 +422,12 @@ void sd_engine_put(void)
 	}
 	pthread_mutex_lock(&eng.qlock);
 	eng.stop = true;
+	eng.told = true;
 	pthread_mutex_unlock(&eng.qlock);
-	uv_async_send(&eng.async);
+	tell();
 	pthread_join(eng.thread, NULL);
 	if (uv_loop_close(&eng.loop) != 0)
 		sd_log("engine loop closed with handles still open");
+	close(eng.wake_fd);
 	pthread_mutex_unlock(&eng.ctl_lock);
 }

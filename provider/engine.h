@@ -77,6 +77,11 @@ static inline unsigned long sd_polls_seen(void)
  * queued twice (it runs once). Any thread.
  */
 void sd_engine_submit(struct sd_cmd *cmd);
+/*
+ * Engine: takes @cmd out of the queue if it is there (its object is going
+ * away before the engine came to it).
+ */
+void sd_engine_cancel(struct sd_cmd *cmd);
 
 /* The engine's loop; use only on the engine thread. */
 struct uv_loop_s *sd_engine_loop(void);

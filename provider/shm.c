@@ -113,9 +113,9 @@ struct shm_stream {
 	sd_stream_cb	cb;
 	void		*arg;
 	uv_idle_t	kick;		/* engine: reports again what holds */
-	uv_async_t	poke;		/* any thread: the engine looks again */
+	struct sd_cmd	poke;		/* any thread: the engine looks again */
 	bool		handles_init;	/* engine; atomic for wait_arm */
-	int		handles;	/* engine: close's: TCP, kick, poke left */
+	int		handles;	/* engine: close's: TCP and kick left */
 	sd_closed_cb	done;
 	void		*done_arg;
 	char		name[48];	/* listener: unlink until attached */
@@ -831,9 +831,9 @@ static void kick_cb(uv_idle_t *i)
 	look_again(i->data);
 }
 
-static void poke_cb(uv_async_t *a)
+static void poke_cb(struct sd_cmd *cmd)
 {
-	look_again(a->data);
+	look_again(sd_container_of(cmd, struct shm_stream, poke));
 }
 
 /*
@@ -873,12 +873,9 @@ static int shm_arm(struct sd_stream *s, int events, sd_stream_cb cb, void *arg)
 	if (m->mode == SHM_TCP)
 		return sd_tcp.arm(m->tcp, events, tcp_ready_cb, m);
 	if (!m->handles_init) {
-		r = uv_async_init(sd_engine_loop(), &m->poke, poke_cb);
-		if (r < 0)
-			return r;
+		m->poke.fn = poke_cb;
 		uv_idle_init(sd_engine_loop(), &m->kick);
 		m->kick.data = m;
-		m->poke.data = m;
 		__atomic_store_n(&m->handles_init, true, __ATOMIC_RELEASE);
 	}
 	if (m->mode == SHM_PENDING) {
@@ -937,7 +934,7 @@ static bool shm_wait_arm(struct sd_stream *s)
 	if (drained && (__atomic_load_n(&m->events, __ATOMIC_ACQUIRE) &
 			(UV_WRITABLE | UV_READABLE)) &&
 	    __atomic_load_n(&m->handles_init, __ATOMIC_ACQUIRE))
-		uv_async_send(&m->poke);
+		sd_engine_submit(&m->poke);
 	__atomic_store_n(sd_shm_u32(m->rx_r, SD_SHM_R_ARMED), 1, __ATOMIC_SEQ_CST);
 	return __atomic_load_n(&m->err, __ATOMIC_RELAXED) != 0 ||
 	       rx_avail(m) != 0 || rx_ended(m);
@@ -1075,10 +1072,10 @@ static void shm_close(struct sd_stream *s, sd_closed_cb done, void *arg)
 	drop_segment(m);
 	m->done = done;
 	m->done_arg = arg;
-	m->handles = 1 + 2 * m->handles_init;
+	m->handles = 1 + m->handles_init;
 	if (m->handles_init) {
+		sd_engine_cancel(&m->poke);
 		uv_close((uv_handle_t *)&m->kick, kick_closed_cb);
-		uv_close((uv_handle_t *)&m->poke, kick_closed_cb);
 	}
 	sd_tcp.close(m->tcp, closed_one, m);
 }

@@ -83,7 +83,7 @@
  * engine thread per process runs a libuv loop (engine.c) that owns every
  * socket: it completes connects and accepts, and reads and writes frames
  * whenever no consumer does. Consumers reach it through sd_engine_submit
- * (a command queue and a uv_async_t). Completions are appended to an EVD
+ * (a command queue and an eventfd). Completions are appended to an EVD
  * ring under the EVD's lock by whichever thread completes the DTO.
  *
  * The data path avoids the hop to the engine where it can (progress.c):
