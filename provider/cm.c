@@ -526,29 +526,45 @@ static DAT_EVENT_NUMBER connect_error_event(int err)
 	}
 }
 
-/* Active, ep->lock: the stream is up (or failed); send the HELLO. */
-static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
+/* @ep's HELLO, packed into @out (room for SD_CM_MSG_SIZE + pdata); its size. */
+static uint32_t hello_pack(const struct sd_ep *ep, uint8_t *out)
+{
+	struct sd_cm_msg m;
+
+	ep_fill_msg(ep, &m, SD_CM_HELLO);
+	m.conn_qual = ep->remote_port;
+	sd_cm_pack(&m, out);
+	memcpy(out + SD_CM_MSG_SIZE, ep->pdata, m.pdata_len);
+	return SD_CM_MSG_SIZE + m.pdata_len;
+}
+
+/*
+ * Active, engine, ep->lock: the stream is connected; the HELLO goes out,
+ * of which the connect call wrote @sent bytes already (counted then), and
+ * traced it whether or not it could write (sd_cm_connect_now).
+ */
+static void active_hello(struct sd_ep *ep, struct sd_sock *sock, uint32_t sent)
 {
 	struct sockaddr_storage ss;
-	struct sd_cm_msg m;
-	int err = -sock->tp->connect_result(sock->stream);
+	int err;
 
-	if (err != 0) {
-		sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
-		cm_cnt(ep->obj.ia, cm_err_cnt(-err));
-		sd_qp_close(ep, connect_error_event(err), NULL, "connect failed");
-		return;
-	}
 	if (sock->tp->peer(sock->stream, &ss, NULL) == 0)
 		ep->local_port = ntohs(ss.ss_family == AF_INET6 ?
 				       ((struct sockaddr_in6 *)&ss)->sin6_port :
 				       ((struct sockaddr_in *)&ss)->sin_port);
-	ep_fill_msg(ep, &m, SD_CM_HELLO);
-	m.conn_qual = ep->remote_port;
-	sock_put_msg(sock, &m, ep->pdata);
+	sock->out_len = hello_pack(ep, sock->out);
+	sock->out_done = sent;
+	if (sent == 0)
+		cm_cnt(ep->obj.ia, DCNT_IA_CM_REQ_TX);
+	if (!sd_trace_enabled())
+		;
+	else if (!ep->hello_traced)
+		sd_trace_cm("tx", &ep->obj, NULL, sd_sock_trace(sock),
+			    sock->out, NULL);
+	else
+		sd_sock_trace(sock)->tx_seq = 1;	/* the HELLO was 0 */
 	sock_set_phase(sock, SD_SK_HELLO_SENT, "connected");
 	sd_list_add_tail(&hs_wait, &sock->hs_node);
-	cm_cnt(ep->obj.ia, DCNT_IA_CM_REQ_TX);
 	err = sock_flush(sock);
 	if (err < 0 && err != -EAGAIN) {
 		cm_cnt(ep->obj.ia, cm_err_cnt(err));
@@ -557,6 +573,26 @@ static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
 		return;
 	}
 	sd_sock_update(ep);
+}
+
+/* A connect that failed with @err (a positive errno), as its event. */
+static void active_failed(struct sd_ep *ep, int err)
+{
+	sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
+	cm_cnt(ep->obj.ia, cm_err_cnt(-err));
+	sd_qp_close(ep, connect_error_event(err), NULL, "connect failed");
+}
+
+/* Active, ep->lock: the stream is up (or failed); send the HELLO. */
+static void active_connected(struct sd_ep *ep, struct sd_sock *sock)
+{
+	int err = -sock->tp->connect_result(sock->stream);
+
+	if (err != 0) {
+		active_failed(ep, err);
+		return;
+	}
+	active_hello(ep, sock, 0);
 }
 
 /* Active, ep->lock: the answer to our HELLO. */
@@ -1141,11 +1177,10 @@ int sd_cm_open(struct sd_ep *ep, struct sd_stream **stream)
 void sd_cm_connect_cmd(struct sd_cmd *cmd)
 {
 	struct sd_ep *ep = sd_container_of(cmd, struct sd_ep, cm_cmd);
-	struct sd_ia *ia = ep->obj.ia;
 	const struct sd_transport *tp = SD_TP_DEFAULT;
 	struct sd_stream *stream;
 	struct sd_sock *sock;
-	int err;
+	int r, err;
 
 	SD_ASSERT_ENGINE();
 	pthread_mutex_lock(&ep->lock);
@@ -1162,11 +1197,16 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 	}
 	ep->cm_op = SD_CMOP_NONE;
 	if (stream == NULL) {	/* it could not: its error is reported here */
+		ep->connect_called = false;
+		ep->hello_out = 0;
+		ep->hello_traced = false;
 		err = -sd_cm_open(ep, &stream);
 		if (err != 0)
 			goto fail;
 	}
-	err = -tp->connect(stream);
+	/* The connect call started it, or failed to (sd_cm_connect_now). */
+	r = ep->connect_called ? ep->connect_err : tp->connect(stream);
+	err = r < 0 ? -r : 0;	/* 1, connected already: writable says so */
 	if (err != 0) {
 		tp->close(stream, NULL, NULL);
 		goto fail;
@@ -1183,15 +1223,63 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 
 		sock_deadline(sock, ms ? ms : 1);
 	}
-	sd_sock_update(ep);
+	if (ep->hello_out > 0)
+		active_hello(ep, sock, ep->hello_out);
+	else
+		sd_sock_update(ep);	/* connected (writable): active_connected */
 	pthread_mutex_unlock(&ep->lock);
 	return;
 fail:
-	sd_dbg("ep %p: connect: %s", (void *)ep, strerror(err));
-	cm_cnt(ia, cm_err_cnt(-err));
-	sd_qp_close(ep, connect_error_event(err), NULL, "connect failed");
+	active_failed(ep, err);
 	pthread_mutex_unlock(&ep->lock);
 	sd_qp_put(ep);
+}
+
+void sd_cm_connect_now(struct sd_ep *ep)
+{
+	const struct sd_transport *tp = SD_TP_DEFAULT;
+	struct sd_stream *s = ep->connect_stream;
+	uint8_t msg[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
+	struct iovec iov = { msg, 0 };
+	ssize_t n;
+	int r;
+
+	SD_ASSERT_HELD(&ep->lock);
+	assert(ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	ep->connect_called = false;
+	ep->connect_err = 0;
+	ep->hello_out = 0;
+	ep->hello_traced = false;
+	if (s == NULL)
+		return;		/* cm_cmd opens it, and says why it cannot */
+	ep->connect_called = true;
+	r = tp->connect(s);
+	if (r <= 0) {
+		ep->connect_err = r;	/* or in progress: the engine waits */
+		return;
+	}
+	iov.iov_len = hello_pack(ep, msg);
+	/* Traced before it leaves: the peer's rx line may come first. */
+	if (sd_trace_enabled()) {
+		struct sd_trace_conn tc;
+		struct sockaddr_storage here, there;
+
+		memset(&tc, 0, sizeof(tc));
+		(void)tp->peer(s, &here, &there);
+		sd_trace_conn_set(&tc, (struct sockaddr *)&here,
+				  (struct sockaddr *)&there);
+		sd_trace_cm("tx", &ep->obj, NULL, &tc, msg, NULL);
+		ep->hello_traced = true;
+	}
+	n = tp->writev(s, &iov, 1);
+	if (n == -EAGAIN)
+		return;		/* not connected yet: the engine waits for it */
+	if (n < 0) {
+		ep->connect_err = (int)n;	/* refused, reset ... */
+		return;
+	}
+	ep->hello_out = (uint32_t)n;
+	cm_cnt(ep->obj.ia, DCNT_IA_CM_REQ_TX);
 }
 
 /* Engine: the accepting EP waited too long for the RTU. */

@@ -417,6 +417,7 @@ static DAT_CONN_QUAL addr_port(const struct sockaddr_storage *ss)
  * service point at @remote, port @conn_qual, for a connection. Valid only
  * in UNCONNECTED (DAT_INVALID_STATE with the state's subtype), and only
  * with a PZ and a connection EVD (DAT_INVALID_STATE_EP_NOTREADY). The
+ * request leaves from this thread when it can (sd_cm_connect_now), the
  * engine does the rest (cm.c); the EP is ACTIVE_CONNECTION_PENDING when
  * this returns DAT_SUCCESS.
  */
@@ -466,6 +467,7 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 			"dat_ep_connect");
 	ep->cm_op = SD_CMOP_CONNECT;
 	sd_cnt_inc(ep->cnt, DCNT_EP_CONNECT);
+	sd_cm_connect_now(ep);
 	sd_qp_get(ep);		/* the command's */
 	sd_engine_submit(&ep->cm_cmd);
 	return DAT_SUCCESS;

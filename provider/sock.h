@@ -145,6 +145,18 @@ void sd_cm_peer_order(struct sd_ep *ep);
  */
 int sd_cm_open(struct sd_ep *ep, struct sd_stream **stream);
 
+/*
+ * The connect call's thread, ep->lock, the EP ACTIVE_CONNECTION_PENDING
+ * with its stream open (ep->connect_stream): starts the transport's
+ * connect and writes the HELLO at once if the stream takes it (on one
+ * host the kernel completes a TCP connect within the call), so that the
+ * request leaves without waiting for the engine thread to be scheduled.
+ * What is left (the socket, its poll and timer, the rest of the HELLO) is
+ * sd_cm_connect_cmd's; so is reporting an error met here, as the
+ * connection event it always was (ep->connect_err).
+ */
+void sd_cm_connect_now(struct sd_ep *ep);
+
 /* Engine commands of cm.c (fn of ep->cm_cmd, cr->cmd, sp->cmd). */
 void sd_cm_connect_cmd(struct sd_cmd *cmd);
 void sd_cm_cr_cmd(struct sd_cmd *cmd);

@@ -13,6 +13,7 @@
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -261,12 +262,21 @@ static int tcp_open(struct sd_stream **sp, const struct sockaddr *src,
 
 static int tcp_connect(struct sd_stream *s)
 {
+	struct pollfd p = { .fd = s->fd, .events = POLLOUT };
+
 	if (s->src_len > 0 &&
 	    bind(s->fd, (struct sockaddr *)&s->src, s->src_len) < 0)
 		return -errno;
-	if (connect(s->fd, (struct sockaddr *)&s->dst, s->dst_len) < 0 &&
-	    errno != EINPROGRESS)
+	if (connect(s->fd, (struct sockaddr *)&s->dst, s->dst_len) == 0)
+		return 1;
+	if (errno != EINPROGRESS)
 		return -errno;
+	/*
+	 * On one host the kernel has run the handshake within the call. A
+	 * failure is left to connect_result, as for one that takes longer.
+	 */
+	if (poll(&p, 1, 0) == 1 && p.revents == POLLOUT)
+		return 1;
 	return 0;
 }
 

@@ -88,10 +88,12 @@ struct sd_transport {
 		    socklen_t srclen, const struct sockaddr *dst,
 		    socklen_t dstlen);
 	/*
-	 * Engine. Starts connecting @s: 0 when in progress or done, or
-	 * -errno (-ECONNREFUSED, -ENETUNREACH, an address @src cannot be
-	 * bound to ...). Completion shows as writability (arm); then
-	 * connect_result tells whether it succeeded.
+	 * Starts connecting @s: 1 when connected already (TCP on one host,
+	 * often), 0 when in progress, or -errno (-ECONNREFUSED,
+	 * -ENETUNREACH, an address @src cannot be bound to ...). Completion
+	 * shows as writability (arm); then connect_result tells whether it
+	 * succeeded. Any thread, with the lock of the object that owns @s
+	 * (ep->lock), while @s was never armed; then the engine.
 	 */
 	int (*connect)(struct sd_stream *s);
 	/*
@@ -140,7 +142,8 @@ struct sd_transport {
 	 * taken: arm UV_WRITABLE), or -errno (-EPIPE, -ECONNRESET: the
 	 * peer is gone; others: the stream is broken). Never raises a
 	 * signal. Any thread: ep->lock while the stream is attached to an
-	 * EP (consumer threads move frames, progress.c), else the engine.
+	 * EP (consumer threads move frames, progress.c), or while it is the
+	 * connecting EP's and never armed (the HELLO, cm.c); else the engine.
 	 */
 	ssize_t (*writev)(struct sd_stream *s, const struct iovec *iov, int n);
 	/*
