@@ -384,36 +384,23 @@ static void ep_fill_msg(const struct sd_ep *ep, struct sd_cm_msg *m, uint8_t typ
  * be made, the connection stays on TCP. Returns the extension bytes to
  * append to the ACCEPT (0 or SD_CM_SHM_EXT_SIZE) in @ext.
  */
-/*
- * Whether the ACCEPT to the HELLO @hello on @sock offers shared memory
- * (shm_offer): it asked, the setting allows, and the requester is on this
- * host. Any thread that may read @sock's stream.
- */
-static bool shm_wanted(const struct sd_sock *sock, const struct sd_cm_msg *hello)
-{
-	struct sockaddr_storage l, r;
-
-	if (!(hello->flags & SD_CM_F_SHM) || sd_shm_policy() == SD_SHM_OFF ||
-	    sock->tp != &sd_tcp)
-		return false;
-	if (sock->tp->peer(sock->stream, &l, &r) != 0 || !same_host(&l, &r)) {
-		sd_dbg("ep %p: TCP: the requester is on another host",
-		       (void *)sock->ep);
-		return false;
-	}
-	return true;
-}
-
 static unsigned shm_offer(struct sd_sock *sock, const struct sd_cm_msg *hello,
 			  struct sd_cm_msg *m, uint8_t *ext)
 {
+	struct sockaddr_storage l, r;
 	struct sd_cm_shm_ext e;
 	struct sd_stream *s;
 	const char *why = "";
 	int err;
 
-	if (!shm_wanted(sock, hello))
+	if (!(hello->flags & SD_CM_F_SHM) || sd_shm_policy() == SD_SHM_OFF ||
+	    sock->tp != &sd_tcp)
 		return 0;
+	if (sock->tp->peer(sock->stream, &l, &r) != 0 || !same_host(&l, &r)) {
+		sd_dbg("ep %p: TCP: the requester is on another host",
+		       (void *)sock->ep);
+		return 0;
+	}
 	err = sd_shm_offer(sock->stream, &e, &s, &why);
 	if (err < 0) {
 		sd_dbg("ep %p: TCP: no shared memory segment (%s: %s)",
@@ -795,30 +782,10 @@ static void passive_io(struct sd_sock *sock, int events)
 	int r;
 
 	if (sock->phase == SD_SK_REQUEST) {
-		struct sd_cr *cr = sock->cr;
-		bool taken = false;
-
-		/*
-		 * Being accepted: the accepting thread may be writing the
-		 * ACCEPT (sd_cm_accept_now), and the RTU may be what came.
-		 * The CR's command takes the socket over; until then it rests.
-		 * Otherwise only EOF or an error can come: the peer gave up.
-		 */
-		if (cr != NULL) {
-			pthread_mutex_lock(&cr->obj.ia->lock);
-			taken = cr->action == SD_CR_ACCEPT;
-			if (!taken) {
-				cr->sock = NULL;
-				sock->cr = NULL;
-				cm_cnt(cr->obj.ia, DCNT_IA_CM_ERR_RESET);
-			}
-			pthread_mutex_unlock(&cr->obj.ia->lock);
-		}
-		if (taken) {
-			sock_arm(sock, 0);
-			return;
-		}
+		/* Only EOF or an error can come now: the peer gave up. */
 		sd_dbg("connection request: the peer left");
+		if (sock->cr != NULL)
+			cm_cnt(sock->cr->obj.ia, DCNT_IA_CM_ERR_RESET);
 		sock_close(sock);
 		return;
 	}
@@ -1408,18 +1375,11 @@ void sd_cm_cr_cmd(struct sd_cmd *cmd)
 	ep->local_port = cr->conn_qual;
 	ep_take_peer(ep, &cr->hello);
 	ep_fill_msg(ep, &m, SD_CM_ACCEPT);
-	/* Written by the accepting thread: then it offered no segment. */
-	ext_len = cr->accept_out == 0 ? shm_offer(sock, &cr->hello, &m, ext) : 0;
-	sd_cm_pack(&m, sock->out);
-	memcpy(sock->out + SD_CM_MSG_SIZE, ep->pdata, m.pdata_len);
-	memcpy(sock->out + SD_CM_MSG_SIZE + m.pdata_len, ext, ext_len);
-	sock->out_len = SD_CM_MSG_SIZE + m.pdata_len + ext_len;
-	sock->out_done = cr->accept_out;
-	if (!cr->accept_traced && sd_trace_enabled())
-		sd_trace_cm("tx", &ep->obj, NULL, sd_sock_trace(sock),
-			    sock->out, NULL);
-	if (cr->accept_out == 0)
-		cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_TX);
+	ext_len = shm_offer(sock, &cr->hello, &m, ext);
+	sock_put_msg(sock, &m, ep->pdata);
+	memcpy(sock->out + sock->out_len, ext, ext_len);
+	sock->out_len += ext_len;
+	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_TX);
 	sock->in_have = 0;	/* the HELLO is consumed; the RTU comes next */
 	sock_set_phase(sock, SD_SK_ACCEPTED, "accepted");
 	sd_list_add_tail(&hs_wait, &sock->hs_node);
@@ -1433,46 +1393,6 @@ out:
 	if (cr->ep != NULL)
 		sd_qp_put(cr->ep);
 	free(cr);
-}
-
-struct sd_sock *sd_cm_cr_sock(struct sd_cr *cr)
-{
-	struct sd_sock *sock;
-
-	pthread_mutex_lock(&cr->obj.ia->lock);
-	assert(cr->action == SD_CR_ACCEPT);
-	sock = cr->sock;
-	pthread_mutex_unlock(&cr->obj.ia->lock);
-	return sock;
-}
-
-void sd_cm_accept_now(struct sd_cr *cr, struct sd_ep *ep, struct sd_sock *sock)
-{
-	uint8_t msg[SD_CM_MSG_SIZE + SD_PROTO_MAX_PDATA];
-	struct iovec iov = { msg, 0 };
-	struct sd_cm_msg m;
-	ssize_t n;
-
-	SD_ASSERT_HELD(&ep->lock);
-	assert(ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
-	cr->accept_out = 0;
-	cr->accept_traced = false;
-	if (sock == NULL || shm_wanted(sock, &cr->hello))
-		return;		/* the requester left; or a segment to make */
-	ep_fill_msg(ep, &m, SD_CM_ACCEPT);
-	sd_cm_pack(&m, msg);
-	memcpy(msg + SD_CM_MSG_SIZE, ep->pdata, m.pdata_len);
-	iov.iov_len = SD_CM_MSG_SIZE + m.pdata_len;
-	/* Traced before it leaves: the peer's rx line may come first. */
-	if (sd_trace_enabled()) {
-		sd_trace_cm("tx", &ep->obj, NULL, sd_sock_trace(sock), msg, NULL);
-		cr->accept_traced = true;
-	}
-	n = sock->tp->writev(sock->stream, &iov, 1);
-	if (n <= 0)
-		return;		/* the command writes it, and meets the error */
-	cr->accept_out = (uint32_t)n;
-	cm_cnt(ep->obj.ia, DCNT_IA_CM_REP_TX);
 }
 
 /* sp->cmd: start watching the listener, unless already freed. */

@@ -19,7 +19,6 @@
 #include "ia.h"
 #include "obj.h"
 #include "qp.h"
-#include "sock.h"
 #include "sp.h"
 #include "util.h"
 #include "wq.h"
@@ -66,7 +65,6 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 				DAT_COUNT size, const DAT_PVOID pdata)
 {
 	struct sd_cr *cr = cr_from_handle(h);
-	struct sd_sock *sock;
 	struct sd_ep *ep;
 	DAT_RETURN ret = DAT_SUCCESS;
 
@@ -85,7 +83,6 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	if (!cr_take(cr, SD_CR_ACCEPT))
 		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
-	sock = sd_cm_cr_sock(cr);
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE) {
@@ -103,7 +100,6 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 		ep->cr = NULL;
 		sd_qp_set_state(ep, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
 				"cr_accept");
-		sd_cm_accept_now(cr, ep, sock);
 	}
 	pthread_mutex_unlock(&ep->lock);
 	if (ret != DAT_SUCCESS) {

@@ -157,23 +157,6 @@ int sd_cm_open(struct sd_ep *ep, struct sd_stream **stream);
  */
 void sd_cm_connect_now(struct sd_ep *ep);
 
-/*
- * The socket of @cr, claimed for accept, or NULL when the requester left
- * first; from the claim on, the engine leaves it open (passive_io). Takes
- * ia->lock: call it before ep->lock.
- */
-struct sd_sock *sd_cm_cr_sock(struct sd_cr *cr);
-/*
- * dat_cr_accept's thread, ep->lock, @cr claimed for accept by @ep (now
- * PASSIVE_CONNECTION_PENDING), @sock from sd_cm_cr_sock: writes the
- * ACCEPT at once, so that the requester hears it without waiting for the
- * engine thread to be scheduled. Not when the ACCEPT is to offer shared
- * memory (the engine makes the segment), nor when the requester left
- * (@sock NULL). cr->cmd does the rest (the socket's phase, poll and
- * timer, what is left of the ACCEPT).
- */
-void sd_cm_accept_now(struct sd_cr *cr, struct sd_ep *ep, struct sd_sock *sock);
-
 /* Engine commands of cm.c (fn of ep->cm_cmd, cr->cmd, sp->cmd). */
 void sd_cm_connect_cmd(struct sd_cmd *cmd);
 void sd_cm_cr_cmd(struct sd_cmd *cmd);

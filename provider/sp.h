@@ -117,9 +117,6 @@ struct sd_cr {
 	struct sockaddr_storage remote;	/* const: the peer's address */
 	DAT_PORT_QUAL	remote_port;	/* const */
 	struct sd_cmd	cmd;		/* accept/reject on the engine */
-	/* The accepting thread, before cmd (sd_cm_accept_now): */
-	uint32_t	accept_out;	/* bytes of the ACCEPT it wrote */
-	bool		accept_traced;	/* its tx line is written */
 	uint16_t	pdata_len;	/* const: the HELLO's private data */
 	uint16_t	rej_len;	/* ia->lock: reject's private data */
 	DAT_CONN_QUAL	handoff_qual;	/* ia->lock: dat_cr_handoff's */
