@@ -556,13 +556,11 @@ static void active_hello(struct sd_ep *ep, struct sd_sock *sock, uint32_t sent)
 	sock->out_done = sent;
 	if (sent == 0)
 		cm_cnt(ep->obj.ia, DCNT_IA_CM_REQ_TX);
-	if (!sd_trace_enabled())
-		;
-	else if (!ep->hello_traced)
+	if (sd_trace_enabled() && ep->connect_now == SD_CONNECT_NOW_HELLO)
+		sd_sock_trace(sock)->tx_seq = 1;	/* the HELLO was 0 */
+	else if (sd_trace_enabled())
 		sd_trace_cm("tx", &ep->obj, NULL, sd_sock_trace(sock),
 			    sock->out, NULL);
-	else
-		sd_sock_trace(sock)->tx_seq = 1;	/* the HELLO was 0 */
 	sock_set_phase(sock, SD_SK_HELLO_SENT, "connected");
 	sd_list_add_tail(&hs_wait, &sock->hs_node);
 	err = sock_flush(sock);
@@ -1197,15 +1195,13 @@ void sd_cm_connect_cmd(struct sd_cmd *cmd)
 	}
 	ep->cm_op = SD_CMOP_NONE;
 	if (stream == NULL) {	/* it could not: its error is reported here */
-		ep->connect_called = false;
-		ep->hello_out = 0;
-		ep->hello_traced = false;
 		err = -sd_cm_open(ep, &stream);
 		if (err != 0)
 			goto fail;
 	}
 	/* The connect call started it, or failed to (sd_cm_connect_now). */
-	r = ep->connect_called ? ep->connect_err : tp->connect(stream);
+	r = ep->connect_now != SD_CONNECT_NOW_NONE ? ep->connect_err :
+						     tp->connect(stream);
 	err = r < 0 ? -r : 0;	/* 1, connected already: writable says so */
 	if (err != 0) {
 		tp->close(stream, NULL, NULL);
@@ -1246,18 +1242,18 @@ void sd_cm_connect_now(struct sd_ep *ep)
 
 	SD_ASSERT_HELD(&ep->lock);
 	assert(ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
-	ep->connect_called = false;
+	ep->connect_now = SD_CONNECT_NOW_NONE;
 	ep->connect_err = 0;
 	ep->hello_out = 0;
-	ep->hello_traced = false;
 	if (s == NULL)
 		return;		/* cm_cmd opens it, and says why it cannot */
-	ep->connect_called = true;
+	ep->connect_now = SD_CONNECT_NOW_STARTED;
 	r = tp->connect(s);
 	if (r <= 0) {
 		ep->connect_err = r;	/* or in progress: the engine waits */
 		return;
 	}
+	ep->connect_now = SD_CONNECT_NOW_HELLO;
 	iov.iov_len = hello_pack(ep, msg);
 	/* Traced before it leaves: the peer's rx line may come first. */
 	if (sd_trace_enabled()) {
@@ -1269,7 +1265,6 @@ void sd_cm_connect_now(struct sd_ep *ep)
 		sd_trace_conn_set(&tc, (struct sockaddr *)&here,
 				  (struct sockaddr *)&there);
 		sd_trace_cm("tx", &ep->obj, NULL, &tc, msg, NULL);
-		ep->hello_traced = true;
 	}
 	n = tp->writev(s, &iov, 1);
 	if (n == -EAGAIN)

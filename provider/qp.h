@@ -59,12 +59,11 @@ struct sd_ep {
 					 * opened (sd_tcp), until cm_cmd takes
 					 * it; NULL (ep.c ep_start_connect) */
 	/* What sd_cm_connect_now did with it, for cm_cmd (cm.c). */
-	bool		connect_called;	/* the transport's connect ran */
-	int		connect_err;	/* and failed, or the HELLO's write did:
-					 * -errno, or 0 */
+	uint8_t		connect_now;	/* enum sd_connect_now */
+	int		connect_err;	/* the connect or the HELLO's write
+					 * failed: -errno, or 0 */
 	uint32_t	hello_out;	/* bytes of the HELLO written (counted
 					 * when > 0) */
-	bool		hello_traced;	/* its tx line is written */
 	uint8_t		cm_op;		/* enum sd_cm_op for cm_cmd */
 	bool		timed_out;	/* the connect timer fired */
 	bool		active;		/* this side asked for the connection:

@@ -157,6 +157,14 @@ int sd_cm_open(struct sd_ep *ep, struct sd_stream **stream);
  */
 void sd_cm_connect_now(struct sd_ep *ep);
 
+/* How far sd_cm_connect_now went (ep->connect_now). */
+enum sd_connect_now {
+	SD_CONNECT_NOW_NONE,	/* nothing: cm_cmd connects */
+	SD_CONNECT_NOW_STARTED,	/* connecting, or failed (connect_err) */
+	SD_CONNECT_NOW_HELLO,	/* connected, the HELLO written (hello_out
+				 * bytes) or tried, and traced */
+};
+
 /* Engine commands of cm.c (fn of ep->cm_cmd, cr->cmd, sp->cmd). */
 void sd_cm_connect_cmd(struct sd_cmd *cmd);
 void sd_cm_cr_cmd(struct sd_cmd *cmd);
