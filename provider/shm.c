@@ -540,17 +540,30 @@ static bool rx_ended(struct shm_stream *m)
 	       __atomic_load_n(&m->eof, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Copies @len bytes between the ring at stream position @pos and @iov. */
+/*
+ * Copies @len bytes between the ring at stream position @pos and @iov,
+ * starting @skip bytes into @iov.
+ */
 static void ring_copy(uint8_t *ring, uint32_t size, uint64_t pos,
-		      const struct iovec *iov, int n, size_t len, bool to_ring)
+		      const struct iovec *iov, int n, size_t skip, size_t len,
+		      bool to_ring)
 {
 	uint32_t off = (uint32_t)(pos % size);
 	int i;
 
 	for (i = 0; i < n && len > 0; i++) {
 		uint8_t *p = iov[i].iov_base;
-		size_t left = iov[i].iov_len < len ? iov[i].iov_len : len;
+		size_t left = iov[i].iov_len;
 
+		if (skip >= left) {
+			skip -= left;
+			continue;
+		}
+		p += skip;
+		left -= skip;
+		skip = 0;
+		if (left > len)
+			left = len;
 		len -= left;
 		while (left > 0) {
 			size_t k = size - off < left ? size - off : left;
@@ -566,6 +579,19 @@ static void ring_copy(uint8_t *ring, uint32_t size, uint64_t pos,
 	}
 }
 
+/*
+ * A copy into or out of a ring is published a quarter of the ring at a
+ * time, and the peer woken after the first quarter if it sleeps: a
+ * writer that found the ring full then refills it while the reader still
+ * empties it, instead of the two taking turns, each waiting for the
+ * other's whole copy and a wake-up (a 1 MiB RDMA read through 256 KiB
+ * rings ran at a third of memcpy's speed that way).
+ */
+static size_t ring_piece(const struct shm_stream *m)
+{
+	return m->size / 4;
+}
+
 static size_t iov_total(const struct iovec *iov, int n)
 {
 	size_t t = 0;
@@ -578,8 +604,8 @@ static size_t iov_total(const struct iovec *iov, int n)
 
 static ssize_t ring_writev(struct shm_stream *m, const struct iovec *iov, int n)
 {
+	size_t k, done, c, piece = ring_piece(m);
 	int64_t room;
-	size_t k;
 	int err = __atomic_load_n(&m->err, __ATOMIC_RELAXED);
 
 	if (err != 0)
@@ -601,21 +627,25 @@ static ssize_t ring_writev(struct shm_stream *m, const struct iovec *iov, int n)
 		k = (size_t)room;
 	if (ring_back(m, m->tx_data, &m->tx_pop, m->tx_tail + k) < 0)
 		return -ENOSPC;
-	ring_copy(m->tx_data, m->size, m->tx_tail, iov, n, k, true);
-	__atomic_store_n(&m->tx_tail, m->tx_tail + k, __ATOMIC_RELAXED);
-	__atomic_store_n(sd_shm_u64(m->tx_w, SD_SHM_W_TAIL), m->tx_tail,
-			 __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(sd_shm_u32(m->tx_r, SD_SHM_R_ARMED), __ATOMIC_SEQ_CST) &&
-	    __atomic_exchange_n(sd_shm_u32(m->tx_r, SD_SHM_R_ARMED), 0,
-				__ATOMIC_RELAXED))
-		bell(m);
+	for (done = 0; done < k; done += c) {
+		c = k - done < piece ? k - done : piece;
+		ring_copy(m->tx_data, m->size, m->tx_tail, iov, n, done, c, true);
+		__atomic_store_n(&m->tx_tail, m->tx_tail + c, __ATOMIC_RELAXED);
+		__atomic_store_n(sd_shm_u64(m->tx_w, SD_SHM_W_TAIL), m->tx_tail,
+				 __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(sd_shm_u32(m->tx_r, SD_SHM_R_ARMED),
+				    __ATOMIC_SEQ_CST) &&
+		    __atomic_exchange_n(sd_shm_u32(m->tx_r, SD_SHM_R_ARMED), 0,
+					__ATOMIC_RELAXED))
+			bell(m);
+	}
 	return (ssize_t)k;
 }
 
 static ssize_t ring_readv(struct shm_stream *m, const struct iovec *iov, int n)
 {
+	size_t k, done, c, piece = ring_piece(m);
 	int64_t avail;
-	size_t k;
 	int err = __atomic_load_n(&m->err, __ATOMIC_RELAXED);
 
 	if (err != 0)
@@ -641,14 +671,18 @@ static ssize_t ring_readv(struct shm_stream *m, const struct iovec *iov, int n)
 	/* The writer backed them; a peer that lies gets -ENOSPC, not SIGBUS. */
 	if (ring_back(m, m->rx_data, &m->rx_pop, m->rx_head + k) < 0)
 		return -ENOSPC;
-	ring_copy(m->rx_data, m->size, m->rx_head, iov, n, k, false);
-	__atomic_store_n(&m->rx_head, m->rx_head + k, __ATOMIC_RELAXED);
-	__atomic_store_n(sd_shm_u64(m->rx_r, SD_SHM_R_HEAD), m->rx_head,
-			 __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(sd_shm_u32(m->rx_w, SD_SHM_W_WAITING), __ATOMIC_SEQ_CST) &&
-	    __atomic_exchange_n(sd_shm_u32(m->rx_w, SD_SHM_W_WAITING), 0,
-				__ATOMIC_RELAXED))
-		bell(m);
+	for (done = 0; done < k; done += c) {
+		c = k - done < piece ? k - done : piece;
+		ring_copy(m->rx_data, m->size, m->rx_head, iov, n, done, c, false);
+		__atomic_store_n(&m->rx_head, m->rx_head + c, __ATOMIC_RELAXED);
+		__atomic_store_n(sd_shm_u64(m->rx_r, SD_SHM_R_HEAD), m->rx_head,
+				 __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(sd_shm_u32(m->rx_w, SD_SHM_W_WAITING),
+				    __ATOMIC_SEQ_CST) &&
+		    __atomic_exchange_n(sd_shm_u32(m->rx_w, SD_SHM_W_WAITING), 0,
+					__ATOMIC_RELAXED))
+			bell(m);
+	}
 	return (ssize_t)k;
 }
 

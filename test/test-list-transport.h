@@ -4,6 +4,7 @@
 TEST_ENTRY(provider_transport_default_shm)
 TEST_ENTRY(provider_transport_forced_tcp)
 TEST_ENTRY(provider_transport_forced_copy)
+TEST_ENTRY(provider_transport_copy_small_rings)
 TEST_ENTRY(provider_transport_bad_setting)
 TEST_ENTRY(provider_transport_two_processes_shm)
 TEST_ENTRY(provider_transport_listener_tcp)

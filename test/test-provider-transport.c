@@ -112,6 +112,105 @@ TEST_IMPL(provider_transport_forced_copy)
 	return 0;
 }
 
+/* Byte @i of pattern @k. */
+static char pat(size_t i, unsigned k)
+{
+	return (char)((i * 7 + k) & 0xff);
+}
+
+static void fill(char *p, size_t n, unsigned k)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = pat(i, k);
+}
+
+/* Whether @p holds @n bytes of pattern @k; says where it does not. */
+static void check(const char *p, size_t n, unsigned k, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != pat(i, k)) {
+			fprintf(stderr, "%s: byte %zu of %zu is wrong\n", what,
+				i, n);
+			ASSERT(0);
+		}
+}
+
+#define BIG	(1024 * 1024 + 5)	/* spans 16 KiB rings 64 times over */
+
+/*
+ * Messages and RDMA many times a ring's size, through the copy path's
+ * smallest rings: a copy goes in and out of a ring a piece at a time,
+ * wrapping, split across the segments of the iovs on both sides, while
+ * the peer copies the other pieces. Every byte arrives where it should.
+ */
+TEST_IMPL(provider_transport_copy_small_rings)
+{
+	struct sdt_node c, s;
+	DAT_LMR_TRIPLET iov[3];
+	DAT_RMR_TRIPLET rt;
+	DAT_DTO_COOKIE ck;
+	DAT_IA_HANDLE ia;
+
+	test_setenv("SOFTDAPL_TRANSPORT", "copy");
+	test_setenv("SOFTDAPL_SHM_RING_KB", "16");
+	ia = sdt_open_ia(NULL, NULL);
+	sdt_node_init(&c, ia, NULL, 4 * BIG);
+	sdt_node_init(&s, ia, NULL, 4 * BIG);
+	sdt_connect(&c, &s);
+	ASSERT_STR_EQ(ep_transport(c.ep), "shm");
+
+	/* A SEND of three uneven segments into a receive of two. */
+	fill(c.buf, BIG, 1);
+	iov[0] = sdt_iov(&c, 0, 5001);
+	iov[1] = sdt_iov(&c, 5001, 700000);
+	iov[2] = sdt_iov(&c, 705001, BIG - 705001);
+	memset(s.buf, 0, 2 * BIG);
+	{
+		DAT_LMR_TRIPLET r[2] = { sdt_iov(&s, 0, 12345),
+					 sdt_iov(&s, 12345, BIG - 12345) };
+
+		ck.as_64 = 1;
+		ASSERT_OK(dat_ep_post_recv(s.ep, 2, r, ck,
+					   DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	ck.as_64 = 2;
+	ASSERT_OK(dat_ep_post_send(c.ep, 3, iov, ck,
+				   DAT_COMPLETION_DEFAULT_FLAG));
+	sdt_expect_dto(c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 2);
+	sdt_expect_dto(s.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 1);
+	check(s.buf, BIG, 1, "send");
+
+	/* An RDMA write from three segments into the peer at BIG. */
+	fill(c.buf, BIG, 2);
+	rt = sdt_rmr(&s, BIG, BIG);
+	ck.as_64 = 3;
+	ASSERT_OK(dat_ep_post_rdma_write(c.ep, 3, iov, ck, &rt,
+					 DAT_COMPLETION_DEFAULT_FLAG));
+	sdt_expect_dto(c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_RDMA_WRITE, 3);
+	/* A read of it back, into two segments of our own at 2 * BIG. */
+	{
+		DAT_LMR_TRIPLET r[2] = { sdt_iov(&c, 2 * BIG, 777),
+					 sdt_iov(&c, 2 * BIG + 777, BIG - 777) };
+
+		ck.as_64 = 4;
+		ASSERT_OK(dat_ep_post_rdma_read(c.ep, 2, r, ck, &rt,
+						DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	sdt_expect_dto(c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_RDMA_READ, 4);
+	check(s.buf + BIG, BIG, 2, "rdma write");
+	check(c.buf + 2 * BIG, BIG, 2, "rdma read");
+
+	sdt_disconnect(&c, &s);
+	sdt_node_fini(&c);
+	sdt_node_fini(&s);
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
 TEST_IMPL(provider_transport_bad_setting)
 {
 	one_process("udp", "auto", "shm");	/* said, and auto taken */
