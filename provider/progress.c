@@ -446,10 +446,19 @@ bool sd_progress_tick(void)
 		pthread_mutex_lock(&ep->lock);
 		ep->parked = false;
 		ep->eng_miss = 0;
-		/* Input waited for this tick: hold parking off (progress.h). */
+		/*
+		 * Input waited for this tick, and for one shortly before:
+		 * hold parking off (progress.h). Once alone is a consumer
+		 * that was preempted, not one that reads elsewhere.
+		 */
 		if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA &&
 		    ep->rx.state != SD_RX_BUF && sd_rx_progress(ep)) {
-			ep->park_hold = uv_now(sd_engine_loop()) + SD_PARK_HOLD_MS;
+			uint64_t now = uv_now(sd_engine_loop());
+
+			if (ep->park_caught != 0 &&
+			    now - ep->park_caught <= SD_PARK_CAUGHT_MS)
+				ep->park_hold = now + SD_PARK_HOLD_MS;
+			ep->park_caught = now;
 			if (ep->sock != NULL)
 				sd_tx_progress(ep);	/* the ACKs it owes */
 		}

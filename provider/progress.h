@@ -134,12 +134,12 @@ void sd_progress_defer(struct sd_ep *ep);
  * consumer did not pass since the previous tick, so a consumer that stops
  * reading leaves its frames to the engine within two ticks.
  *
- * A tick that unparks a socket and finds input waiting has caught a
- * consumer that reads its completions, then spins on memory for the next
- * RDMA write (dtest -W), and each round trip would wait for the tick. The
- * engine then does not park that EP for SD_PARK_HOLD_MS (ep->park_hold):
- * one stall of at most two ticks per that time, instead of one per round
- * trip. Engine, ep->lock.
+ * A tick that unparks a socket and finds input waiting, twice within
+ * SD_PARK_CAUGHT_MS, has caught a consumer that reads its completions,
+ * then spins on memory for the next RDMA write (dtest -W), and each round
+ * trip would wait for the tick. The engine then does not park that EP for
+ * SD_PARK_HOLD_MS (ep->park_hold): two stalls of at most two ticks per
+ * that time, instead of one per round trip. Engine, ep->lock.
  */
 void sd_progress_park(struct sd_ep *ep);
 
@@ -171,6 +171,14 @@ void sd_progress_io_cmd(struct sd_cmd *cmd);
 
 /* How long an EP whose input waited for the tick is not parked again. */
 #define SD_PARK_HOLD_MS		100
+/*
+ * Within how long of the previous catch the tick must find input waiting
+ * again before it holds parking off: a consumer that spins on memory is
+ * caught every round trip; one that polls its EVD is caught only when the
+ * scheduler takes its CPU for a tick, and holding parking off then would
+ * set the engine racing it for SD_PARK_HOLD_MS.
+ */
+#define SD_PARK_CAUGHT_MS	10
 
 /*
  * Engine: the tick (engine.c runs it every SD_TICK_MS while wanted): sends

@@ -85,6 +85,8 @@ struct sd_ep {
 	uint8_t		eng_miss;	/* engine: readable, found nothing */
 	uint64_t	park_hold;	/* engine: not parked before this uv_now
 					 * (progress.c, sd_progress_park) */
+	uint64_t	park_caught;	/* engine: uv_now of the last tick that
+					   found its input waiting */
 	bool		driven;		/* atomic: a consumer's pass over its
 					 * EVD moved it since the last tick
 					 * (progress.c, sd_progress_driven) */
