@@ -419,7 +419,7 @@ void sd_progress_park(struct sd_ep *ep)
 
 bool sd_progress_tick(void)
 {
-	struct sd_list parked;
+	struct sd_list parked, busy;
 	bool more;
 
 	SD_ASSERT_ENGINE();
@@ -467,6 +467,13 @@ bool sd_progress_tick(void)
 		pthread_mutex_unlock(&ep->lock);
 		sd_qp_put(ep);
 	}
+	/*
+	 * An EP whose lock a consumer holds is moving: its pass or post
+	 * writes the ACK, most often inside the answer. It stays listed for
+	 * the next tick rather than have the engine sleep on the lock and be
+	 * woken by that consumer's unlock.
+	 */
+	sd_list_init(&busy);
 	for (;;) {
 		struct sd_ep *ep;
 
@@ -480,13 +487,32 @@ bool sd_progress_tick(void)
 		ep->ack_listed = false;
 		pthread_mutex_unlock(&tick.lock);
 
-		pthread_mutex_lock(&ep->lock);
+		if (pthread_mutex_trylock(&ep->lock) != 0) {
+			bool listed;
+
+			pthread_mutex_lock(&tick.lock);
+			listed = ep->ack_listed;	/* its holder deferred again */
+			if (!listed) {
+				ep->ack_listed = true;
+				sd_list_add_tail(&busy, &ep->ack_node);
+			}
+			pthread_mutex_unlock(&tick.lock);
+			if (listed)
+				sd_qp_put(ep);
+			continue;
+		}
 		if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA)
 			sd_tx_progress(ep);	/* not held: the ACK goes */
 		pthread_mutex_unlock(&ep->lock);
 		sd_qp_put(ep);
 	}
 	pthread_mutex_lock(&tick.lock);
+	while (!sd_list_empty(&busy)) {
+		struct sd_list *n = busy.next;
+
+		sd_list_del(n);
+		sd_list_add_tail(&tick.acks, n);
+	}
 	more = !sd_list_empty(&tick.acks);
 	pthread_mutex_unlock(&tick.lock);
 	return more || !sd_list_empty(&tick.parked);
