@@ -113,7 +113,7 @@ int sd_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
 bool sd_mutex_held(const pthread_mutex_t *m)
 {
 #ifdef __GLIBC__
-	static __thread pid_t self;
+	static __thread pid_t self __attribute__((tls_model("initial-exec")));
 
 	if (self == 0)
 		self = (pid_t)syscall(SYS_gettid);
