@@ -28,6 +28,20 @@
 
 .DEFAULT_GOAL	:= all
 
+# What a goal needs is there before anything compiles (tools/install-deps):
+# make and make install only say what is missing, with the line that
+# installs it; make demo and bench install the build's packages as root,
+# and make check and conformance what the tests use too (a test whose tool
+# is missing skips, saying why). Goals that build nothing check nothing.
+DEPS_GOALS	:= $(filter-out clean uninstall deps,$(or $(MAKECMDGOALS),all))
+DEPS_MODE	:= $(if $(filter check conformance,$(DEPS_GOALS)),check,$(if \
+		   $(filter demo bench,$(DEPS_GOALS)),demo,build --check))
+ifneq ($(DEPS_GOALS),)
+ifneq ($(shell tools/install-deps $(DEPS_MODE) >&2 || echo missing),)
+$(error the packages above are missing; nothing was compiled)
+endif
+endif
+
 VERSION		:= 0.1.0
 SOMAJOR		:= 2
 SOVERSION	:= $(SOMAJOR).0.0
@@ -376,9 +390,42 @@ $(O)/dat2.pc: dat2.pc.in Makefile
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		$< > $@
 
+# The build tree used in place (README, "Using the build tree without
+# installing"): $(O)/dat.conf names this build's provider,
+# $(O)/pkgconfig/dat2.pc compiles against include/ and links $(O)/lib with
+# an rpath, and $(O)/tools/softdapl-env prints the shell lines that use
+# them (eval "$$(build/tools/softdapl-env)").
+TREE_FILES	:= $(O)/dat.conf $(O)/pkgconfig/dat2.pc $(O)/tools/softdapl-env
+
+$(O)/dat.conf: Makefile
+	$(msg) GEN $@
+	$(Q)mkdir -p $(@D)
+	$(Q){ echo '# softdapl in the build tree $(abspath $(O)): written by make'; \
+	  for e in 'softdapl-lo lo' 'softdapl-any 0.0.0.0' 'softdapl-lo6 ::1'; do \
+		set -- $$e; \
+		printf '%-12s u2.0 nonthreadsafe default %s softdapl.2.0 "%s" ""\n' \
+			"$$1" '$(abspath $(PROV_LINKS))' "$$2"; \
+	  done; } > $@
+
+$(O)/pkgconfig/dat2.pc: Makefile
+	$(msg) GEN $@
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '%s\n' 'libdir=$(abspath $(O)/lib)' \
+		'includedir=$(abspath include)' '' 'Name: dat2' \
+		'Description: DAT 2.0 (uDAPL) registry from the softdapl build tree at $(abspath $(O))' \
+		'Version: $(VERSION)' \
+		'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -ldat2' \
+		'Cflags: -I$${includedir}' > $@
+
+$(O)/tools/softdapl-env: tools/softdapl-env.in Makefile
+	$(msg) GEN $@
+	$(Q)mkdir -p $(@D)
+	$(Q)sed -e 's|@BUILD@|$(abspath $(O))|g' $< > $@
+	$(Q)chmod 755 $@
+
 LIBS		:= $(REG_LIB) $(REG_LINKS) $(if $(PROV_SRCS),$(PROV_LIB) $(PROV_LINKS)) \
 		   $(if $(DAT12_SRCS),$(DAT12_LIB) $(DAT12_LINKS))
-ALL		:= $(LIBS) $(O)/dat2.pc $(TOOLS) $(SEQ) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES) \
+ALL		:= $(LIBS) $(O)/dat2.pc $(TREE_FILES) $(TOOLS) $(SEQ) $(TEST_BIN) $(FAKE_LIBS) $(EXAMPLES) \
 		   $(BENCH) $(FUZZ_REPLAY)
 
 .PHONY: all check conformance demo bench deps install uninstall clean fuzz fuzz-run \
@@ -429,7 +476,7 @@ ompi: $(LIBS)
 		--dat-include include --dat-lib $(O)/lib \
 		--prefix '$(OMPI_PREFIX)' -j $(OMPI_JOBS)
 
-demo: deps all
+demo: all
 	$(Q)tools/demo $(O)
 
 # The standard benchmark set (tools/softbench) in one run: every point
@@ -443,7 +490,7 @@ demo: deps all
 # otherwise idle (195 s measured; 5 minutes beside another benchmark).
 # BENCH_ARGS adds options, e.g. BENCH_ARGS=--quick (about half a minute), or
 # BENCH_ARGS='--transport tcp' for one transport (see softbench --help).
-bench: deps all
+bench: all
 	$(Q)mkdir -p $(O)/bench
 	$(Q)$(O)/tools/softbench --transport auto,copy,tcp \
 		--csv $(O)/bench/results.csv --plot $(O)/bench/results.svg \

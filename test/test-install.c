@@ -219,6 +219,132 @@ TEST_IMPL(install_changed_dat_conf_kept)
  * warnings all on (tbl for the pages with tables) and through man at 80
  * columns, as a user reads it.
  */
+/*
+ * The build tree used in place, as the README shows it: in a shell that
+ * has nothing of ours, eval "$(build/tools/softdapl-env)", then an example
+ * built with pkg-config alone links this tree's registry (ldd), runs over
+ * this tree's dat.conf, and datinfo is on the PATH. Debian's dtest, where
+ * installed, loads this tree's registry too.
+ */
+static const char tree_env_script[] =
+	"set -e\n"
+	"src=$1; o=$(cd \"$2\" && pwd)\n"
+	"env -i HOME=\"$HOME\" PATH=/usr/bin:/bin sh -ec '\n"
+	"	eval \"$($1/tools/softdapl-env)\"\n"
+	"	${CC:-cc} -I\"$2/tools\" \"$2/test/examples/send-recv.c\" \\\n"
+	"		$(pkg-config --cflags --libs dat2) -o app\n"
+	"	ldd ./app | grep \"libdat2.so.2 => $1/lib/libdat2.so.2\"\n"
+	"	./app softdapl-lo\n"
+	"	datinfo -q | head -1\n"
+	"	if test -x /usr/bin/dtest; then\n"
+	"		ldd /usr/bin/dtest | grep \"libdat2.so.2 => $1/lib/\"\n"
+	"	fi\n"
+	"' sh \"$o\" \"$src\"\n";
+
+TEST_IMPL(tree_env_builds_example)
+{
+	char *out = NULL;
+
+#ifdef SANITIZED
+	TEST_SKIP("builds against the normal build only");
+#endif
+	if (test_find_program("pkg-config") == NULL)
+		TEST_SKIP("pkg-config missing: apt-get install -y pkg-config");
+	run_script("tree-env", 60, tree_env_script, &out);
+	printf("%s", out);
+	ASSERT_STR_CONTAINS(out, "send-recv: ok");
+	ASSERT_STR_CONTAINS(out, "/dat.conf (named by the DAT_OVERRIDE");
+	free(out);
+	return 0;
+}
+
+/*
+ * make demo's last lines, pasted as a user would: from the source tree
+ * the eval line, then in a directory of one's own the cc line on a
+ * program of one's own, which then opens softdapl-lo; and, where Debian's
+ * dapl2-utils are installed, the dtest pair, which passes on both sides.
+ */
+static const char demo_hint_script[] =
+	"set -e\n"
+	"src=$1; o=$(cd \"$2\" && pwd); t=$PWD\n"
+	"(cd \"$src\" && tools/demo \"$o\") > demo.out\n"
+	"sed -n '/^== the same in your shell/,$p' demo.out | sed -n 's/^   //p' > hint\n"
+	"cat hint\n"
+	"test $(wc -l < hint) = 3\n"
+	"cp consumer.c app.c\n"
+	"cd \"$src\"; eval \"$(sed -n 1p \"$t/hint\")\"; cd \"$t\"\n"
+	"eval \"$(sed -n 2p hint)\"\n"
+	"./app softdapl-lo\n"
+	"if test -x /usr/bin/dtest; then\n"
+	"	eval \"$(sed -n 3p hint)\" > dtest.out 2>&1; wait\n"
+	"	echo dtest passed: $(grep -c 'DAPL Test Complete. PASSED' dtest.out)\n"
+	"else\n"
+	"	echo 'dtest passed: 2 (not installed: dapl2-utils)'\n"
+	"fi\n";
+
+TEST_IMPL(demo_hint_works_pasted)
+{
+	char *out = NULL;
+
+#ifdef SANITIZED
+	TEST_SKIP("builds against the normal build only");
+#endif
+	if (test_find_program("pkg-config") == NULL)
+		TEST_SKIP("pkg-config missing: apt-get install -y pkg-config");
+	test_write_file("consumer.c", consumer_c);
+	run_script("demo-hint", 90, demo_hint_script, &out);
+	printf("%s", out);
+	ASSERT_STR_CONTAINS(out, "eval \"$(");
+	ASSERT_STR_CONTAINS(out, "opened softdapl-lo\nclosed\n");
+	ASSERT_STR_CONTAINS(out, "dtest passed: 2");
+	free(out);
+	return 0;
+}
+
+/*
+ * What make and tools/install-deps say on a machine without the build's
+ * packages (a dpkg-query that knows none, a pkg-config that finds no
+ * libuv): the packages and the apt-get line, before anything compiles;
+ * and with the build's packages but none of the tests' tools, make check's
+ * mode goes on, saying which tests will skip.
+ */
+static const char deps_script[] =
+	"set -e\n"
+	"src=$1\n"
+	"mkdir -p none some\n"
+	"printf '#!/bin/sh\\nexit 1\\n' > none/dpkg-query\n"
+	"printf '#!/bin/sh\\ncase \" gcc make pkg-config libuv1-dev \" in\\n"
+	"*\" $3 \"*) echo \"install ok installed\";;\\nesac\\n' > some/dpkg-query\n"
+	"chmod +x none/dpkg-query some/dpkg-query\n"
+	"if PATH=$PWD/none:$PATH PKG_CONFIG_LIBDIR=/nonexistent \\\n"
+	"	make -s -C \"$src\" O=\"$PWD/o\" > make.out 2>&1; then\n"
+	"	echo 'make went on'; exit 1\n"
+	"fi\n"
+	"cat make.out\n"
+	"echo objects: $(find o -name '*.o' 2>/dev/null | wc -l)\n"
+	"PATH=$PWD/some:$PATH PKG_CONFIG_LIBDIR=/nonexistent \\\n"
+	"	\"$src/tools/install-deps\" check --check\n"
+	"echo check: $?\n";
+
+TEST_IMPL(install_deps_says_what_is_missing)
+{
+	char *out = NULL;
+
+	run_script("deps", 60, deps_script, &out);
+	printf("%s", out);
+	ASSERT_STR_CONTAINS(out, "build needs packages that are missing: gcc "
+				 "make pkg-config libuv1-dev");
+	ASSERT_STR_CONTAINS(out, "apt-get install -y gcc make pkg-config "
+				 "libuv1-dev\n");
+	ASSERT_STR_CONTAINS(out, "nothing was compiled");
+	ASSERT_STR_CONTAINS(out, "objects: 0");
+	ASSERT_STR_CONTAINS(out, "without libdapl-dev libdapl2 dapl2-utils");
+	ASSERT_STR_CONTAINS(out, "the tests that use them skip");
+	ASSERT_STR_CONTAINS(out, "check: 0");
+	free(out);
+	return 0;
+}
+
 static const char man_script[] =
 	"cd \"$1/tools/man\" || exit 1\n"
 	"n=0\n"
