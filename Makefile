@@ -560,6 +560,11 @@ inst_objs	= $(or $(INST_OBJS_$(notdir $(1))),$(1).o \
 		  $(patsubst %.c,$(O)/%.o,$(wildcard tools/$(notdir $(1))-*.c)))
 INST_MANS	:= $(wildcard tools/man/*.[1-8])
 man_dest	= $(MANDIR)/man$(subst .,,$(suffix $(1)))/$(notdir $(1))
+# Every call a page of section 3 documents (its NAME line: tools/man-names)
+# is a link to the page, as PAGE:NAME pairs: man dat_ep_connect opens
+# dat_ep(3).
+MAN_LINKS	:= $(foreach p,$(wildcard tools/man/*.3),$(foreach n,$(filter-out \
+		   $(basename $(notdir $(p))),$(shell tools/man-names $(p))),$(notdir $(p)):$(n).3))
 INST_LUA	:= $(wildcard tools/softdapl.lua)
 INST_PROVIDER	= $(LIBDIR)/libdaplsoft.so.$(SOMAJOR)
 
@@ -571,6 +576,7 @@ INST_FILES	= $(INST_PROGS:$(O)/tools/%=$(BINDIR)/%) $(BINDIR)/bench-plot \
 		  $(if $(PROV_SRCS),$(LIBDIR)/libdaplsoft.so.$(SOVERSION) $(INST_PROVIDER)) \
 		  $(PKGCONFIGDIR)/dat2.pc $(HEADERS:include/%=$(INCLUDEDIR)/%) \
 		  $(foreach m,$(INST_MANS),$(call man_dest,$(m))) \
+		  $(foreach l,$(MAN_LINKS),$(MANDIR)/man3/$(lastword $(subst :, ,$(l)))) \
 		  $(INST_LUA:tools/%=$(WIRESHARK_LUADIR)/%) \
 		  $(DOCDIR)/README $(DOCDIR)/dat.conf.example \
 		  $(DOCDIR)/softdapl.dat.conf $(DOCDIR)/install-manifest
@@ -611,6 +617,7 @@ install: $(LIBS) tools/bench-plot dat2.pc.in \
 	$(INSTALL) -m 644 $(wildcard include/dat2/*.h) "$$d$(INCLUDEDIR)/dat2/"; \
 	$(INSTALL) -m 644 $(wildcard include/dat/*.h) "$$d$(INCLUDEDIR)/dat/"; \
 	$(foreach f,$(INST_MANS),$(INSTALL) -m 644 $(f) "$$d$(call man_dest,$(f))";) \
+	$(foreach l,$(MAN_LINKS),ln -sf $(subst :, "$$d$(MANDIR)/man3/,$(l))";) \
 	$(foreach f,$(INST_LUA),$(INSTALL) -m 644 $(f) "$$d$(WIRESHARK_LUADIR)/";) \
 	$(INSTALL) -m 644 README dat.conf.example "$$d$(DOCDIR)/"; \
 	ent="$$d$(DOCDIR)/softdapl.dat.conf"; \

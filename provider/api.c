@@ -24,7 +24,9 @@
  *   -E2BIG   a segment count above the EP's or SRQ's limit (COMMON-1)
  *   -EFAULT  no segment list for a count above 0
  *   -ERANGE  a segment outside its region (COMMON-5)
- *   -EACCES  an unknown context, or a missing privilege (COMMON-7)
+ *   -ENOKEY  a context that names no LMR of the IA (COMMON-7): no
+ *            subtype, which tells it from a missing privilege
+ *   -EACCES  a missing privilege (COMMON-7)
  *   -EPERM   memory of another protection zone (COMMON-6)
  *   -ENODEV  a segment to resolve on an EP without a PZ
  *   -ENOSPC  no context left to bind an RMR with
@@ -46,6 +48,7 @@ enum { POS_COUNT = -1, POS_IOV = -2, POS_PRIV = -3, POS_PROT = -4,
 	X(E2BIG,  DAT_INVALID_PARAMETER,      POS_COUNT)			\
 	X(EFAULT, DAT_INVALID_PARAMETER,      POS_IOV)			\
 	X(ERANGE, DAT_INVALID_PARAMETER,      POS_IOV)			\
+	X(ENOKEY, DAT_PRIVILEGES_VIOLATION,   0)			\
 	X(EACCES, DAT_PRIVILEGES_VIOLATION,   POS_PRIV)			\
 	X(EPERM,  DAT_PROTECTION_VIOLATION,   POS_PROT)			\
 	X(ENODEV, DAT_INVALID_STATE,          DAT_INVALID_STATE_EP_PZ)	\

@@ -121,8 +121,9 @@ struct sd_sge {
  * needs local privilege @need (DAT_MEM_PRIV_LOCAL_READ_FLAG for data sent
  * or written out, DAT_MEM_PRIV_LOCAL_WRITE_FLAG for data received or read
  * in) into @sge. Returns 0 or, per COMMON-5..7: -ERANGE (segment
- * outside its LMR), -EPERM (LMR of another PZ), -EACCES (unknown
- * lmr_context or missing privilege); the entry point turns them into its
+ * outside its LMR), -EPERM (LMR of another PZ), -ENOKEY (an
+ * lmr_context that names no LMR of @ia), -EACCES (a missing
+ * privilege); the entry point turns them into its
  * DAT_RETURN (sd_api_err). A zero segment_length resolves to an empty
  * @sge whatever the other fields (DAT: they are then don't-care). Any
  * thread; takes the memory lock; allocates nothing.

@@ -211,7 +211,7 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 		/* read_to_rmr: resolved under ep->lock below. */
 	} else {
 		/* COMMON-5..7 */
-		ret = sd_api_err(sd_mem_resolve_iov(ep->obj.ia, ep->pz, q->n,
+		ret = sd_api_err(sd_mem_resolve_iov(&ep->obj, ep->obj.ia, ep->pz, q->n,
 						    q->iov, max, need, sge,
 						    &nsge, &total),
 				 &(struct sd_argpos){
@@ -491,7 +491,7 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
 	if (!sd_api_flags_ok(flags, ep->attr.recv_completion_flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sd_api_err(sd_mem_resolve_iov(ep->obj.ia, ep->pz, n, iov,
+	ret = sd_api_err(sd_mem_resolve_iov(&ep->obj, ep->obj.ia, ep->pz, n, iov,
 					    ep->attr.max_recv_iov,
 					    DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge,
 					    &nsge, &total),

@@ -203,7 +203,7 @@ DAT_RETURN DAT_API sd_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT n,
 	 * COMMON-1 (n == 0 needs no iov; ARG2, ARG3), SRQ-8. The SRQ always
 	 * has a PZ, and LOCAL_WRITE has no read-implies-write fallback.
 	 */
-	r = sd_api_err(sd_mem_resolve_iov(srq->obj.ia, srq->pz, n, iov,
+	r = sd_api_err(sd_mem_resolve_iov(&srq->obj, srq->obj.ia, srq->pz, n, iov,
 					  srq->max_recv_iov,
 					  DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &k,
 					  &total),

@@ -459,7 +459,7 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (a == NULL)
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	ret = sd_api_err(sd_mem_resolve_iov(ep->obj.ia, pa.pz, n, iov,
+	ret = sd_api_err(sd_mem_resolve_iov(&ep->obj, ep->obj.ia, pa.pz, n, iov,
 					    pa.max_iov,
 					    DAT_MEM_PRIV_LOCAL_READ_FLAG, sge,
 					    &nsge, &total),
@@ -552,7 +552,7 @@ DAT_RETURN DAT_API sd_ud_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	if (!sd_api_flags_ok(flags, pa.flags))	/* RECV-4 */
 		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	ia = ep->obj.ia;
-	ret = sd_api_err(sd_mem_resolve_iov(ia, pa.pz, n, iov, pa.max_iov,
+	ret = sd_api_err(sd_mem_resolve_iov(&ep->obj, ia, pa.pz, n, iov, pa.max_iov,
 					    DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge,
 					    &nsge, &total),
 			 &(struct sd_argpos){ .count = DAT_INVALID_ARG2,

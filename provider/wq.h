@@ -102,10 +102,13 @@ struct sd_wq {
  * *@total. Local write implies local read. 0, or -E2BIG (@n negative or
  * above @max), -EFAULT (@iov NULL for @n > 0), -ENODEV (no PZ), or an
  * error of sd_mem_resolve_local (COMMON-1, 5..7): the entry points turn
- * them into their DAT_RETURN with sd_api_err. Any thread; allocates
- * nothing (mem.c). Used by post.c, srq.c and ud.c.
+ * them into their DAT_RETURN with sd_api_err. With SOFTDAPL_DEBUG, a
+ * refusal says why in words, naming @who (the poster: EP or SRQ), the
+ * segment, the LMR and its bounds. Any thread; allocates nothing (mem.c).
+ * Used by post.c, srq.c and ud.c.
  */
-int sd_mem_resolve_iov(struct sd_ia *ia, struct sd_pz *pz, DAT_COUNT n,
+int sd_mem_resolve_iov(const struct sd_obj *who, struct sd_ia *ia,
+		       struct sd_pz *pz, DAT_COUNT n,
 		       const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
 		       DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
 		       uint16_t *nsge, uint64_t *total);

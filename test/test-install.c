@@ -91,6 +91,12 @@ static const char install_script[] =
 	"for f in $src/tools/man/*.[1-8]; do\n"
 	"	p=${f##*/}; test -f $l/share/man/man${p##*.}/$p\n"
 	"done\n"
+	"for f in $src/tools/man/*.3; do\n"
+	"	for n in $($src/tools/man-names $f); do\n"
+	"		test -f $l/share/man/man3/$n.3\n"
+	"	done\n"
+	"done\n"
+	"MANWIDTH=80 man -l $l/share/man/man3/dat_ep_post_send.3 | grep -q dat_ep_post_send\n"
 	"if test -f $src/tools/softdapl.lua; then\n"
 	"	test -f $l/lib/wireshark/plugins/softdapl.lua\n"
 	"fi\n"
@@ -356,6 +362,33 @@ static const char man_script[] =
 	" sed \"s|^|$f: man: |\"\n"
 	"done\n"
 	"echo \"pages: $n\"\n";
+
+/*
+ * Every entry point of DAT 2.0 (the 83 of tools/api-coverage's table) is
+ * a name of a page of section 3, so that man NAME finds it once installed.
+ */
+static const char every_call_script[] =
+	"set -e\n"
+	"src=$1\n"
+	"for f in \"$src\"/tools/man/*.3; do \"$src/tools/man-names\" \"$f\"; done |"
+	" sort -u > named\n"
+	"\"$src/tools/api-coverage\" | sed -n 's/^| \\(dat_[a-z_0-9]*\\) |.*/\\1/p' |"
+	" sort -u > calls\n"
+	"echo calls: $(wc -l < calls)\n"
+	"comm -23 calls named | sed 's/^/no page names /'\n";
+
+TEST_IMPL(man_page_every_entry_point)
+{
+	char *out = NULL;
+
+	run_script("every-call", 60, every_call_script, &out);
+	printf("%s", out);
+	ASSERT_STR_CONTAINS(out, "calls: 83\n");
+	if (strstr(out, "no page names") != NULL)
+		TEST_FAIL("calls without a man page:\n%s", out);
+	free(out);
+	return 0;
+}
 
 TEST_IMPL(man_pages_render)
 {

@@ -5,6 +5,7 @@
  * Each test names the seed rules (SEED-RULES.md) it checks.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -489,5 +490,91 @@ TEST_IMPL(provider_dto_unsignalled_allowed)
 	sdt_expect_dto(p.c.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 4);
 	sdt_disconnect(&p.c, &p.s);
 	pair_down(&p);
+	return 0;
+}
+
+/*
+ * Refused posts say why under SOFTDAPL_DEBUG (in a helper: the variable
+ * is read when the provider loads), naming the EP, the segment, the LMR
+ * and what is wrong with it; and a context that names no LMR is told
+ * apart from one whose LMR lacks the privilege by the subtype too
+ * (COMMON-7: both are DAT_PRIVILEGES_VIOLATION).
+ */
+HELPER_IMPL(refusal_probe)
+{
+	DAT_REGION_DESCRIPTION rd;
+	DAT_LMR_TRIPLET iov;
+	DAT_LMR_HANDLE ro;
+	DAT_LMR_CONTEXT roctx;
+	DAT_RMR_CONTEXT rctx;
+	DAT_VLEN rlen;
+	DAT_VADDR raddr;
+	struct sdt_node c, s;
+	DAT_IA_HANDLE ia;
+
+	ia = sdt_open_ia(NULL, NULL);
+	sdt_node_init(&c, ia, NULL, 4096);
+	sdt_node_init(&s, ia, NULL, 4096);
+	sdt_connect(&c, &s);
+	rd.for_va = c.buf;
+	ASSERT_OK(dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, rd, 4096, c.pz,
+				 DAT_MEM_PRIV_LOCAL_READ_FLAG, DAT_VA_TYPE_VA,
+				 &ro, &roctx, &rctx, &rlen, &raddr));
+
+	iov = sdt_iov(&c, 0, 16);
+	iov.lmr_context ^= 0x333;
+	printf("unknown: 0x%x\n", (unsigned)dat_ep_post_send(c.ep, 1, &iov,
+					(DAT_DTO_COOKIE){ .as_64 = 1 }, 0));
+	iov = sdt_iov(&c, 0, 16);
+	iov.lmr_context = roctx;
+	printf("read-only: 0x%x\n", (unsigned)dat_ep_post_recv(c.ep, 1, &iov,
+					(DAT_DTO_COOKIE){ .as_64 = 2 }, 0));
+	iov = sdt_iov(&c, 4000, 200);
+	printf("outside: 0x%x\n", (unsigned)dat_ep_post_send(c.ep, 1, &iov,
+					(DAT_DTO_COOKIE){ .as_64 = 3 }, 0));
+	printf("count: 0x%x\n", (unsigned)dat_ep_post_send(c.ep, 1000, &iov,
+					(DAT_DTO_COOKIE){ .as_64 = 4 }, 0));
+	fflush(stdout);
+	ASSERT_OK(dat_lmr_free(ro));
+	sdt_disconnect(&c, &s);
+	sdt_node_fini(&c);
+	sdt_node_fini(&s);
+	ASSERT_OK(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
+TEST_IMPL(provider_dto_refusal_says_why)
+{
+	const char *argv[] = { test_self_exe(), "--helper", "refusal_probe",
+			       NULL };
+	char want[256], *line;
+	test_helper_t *h;
+	const char *out;
+	int status;
+
+	test_setenv("SOFTDAPL_DEBUG", "1");
+	h = test_spawn_cmd(argv);
+	test_setenv("SOFTDAPL_DEBUG", NULL);
+	ASSERT_OK(test_helper_wait(h, 30, &status));
+	out = test_helper_output(h);
+	printf("%s", out);
+	ASSERT_EXIT_OK(status);
+	/* COMMON-7 both, told apart by the subtype; COMMON-5; COMMON-1. */
+	snprintf(want, sizeof(want), "unknown: 0x%x\nread-only: 0x%x\n"
+		 "outside: 0x%x\ncount: 0x%x\n",
+		 (unsigned)ERR(DAT_PRIVILEGES_VIOLATION, 0),
+		 (unsigned)ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_WRITE),
+		 (unsigned)ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+		 (unsigned)ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	for (line = strtok(want, "\n"); line != NULL; line = strtok(NULL, "\n"))
+		ASSERT_STR_CONTAINS(out, line);
+	ASSERT_STR_CONTAINS(out, "names no LMR of this IA (never registered, "
+				 "or freed)");
+	ASSERT_STR_CONTAINS(out, "was registered without local write access");
+	ASSERT_STR_CONTAINS(out, "[0x");
+	ASSERT_STR_CONTAINS(out, "is not inside lmr");
+	ASSERT_STR_CONTAINS(out, "num_segments 1000: not from 0 to");
+	ASSERT_STR_CONTAINS(out, ": post refused: local_iov[0]: lmr_context 0x");
+	test_helper_free(h);
 	return 0;
 }
