@@ -588,8 +588,11 @@ $(O)/sysconfdir.stamp: FORCE
 	$(Q)mkdir -p $(@D)
 	$(Q)echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
 
-install: $(LIBS) tools/bench-plot dat2.pc.in \
-		$(foreach p,$(INST_PROGS),$(call inst_objs,$(p)))
+# What make install installs, built (and nothing else: no tests), for a
+# build as one user and an install as another (tools/ci-setup --system).
+installable: $(LIBS) $(foreach p,$(INST_PROGS),$(call inst_objs,$(p)))
+
+install: installable tools/bench-plot dat2.pc.in
 	$(Q)set -e; d='$(DESTDIR)'; m="$$d$(DOCDIR)/install-manifest"; \
 	made=; if [ -f "$$m" ]; then made=$$(grep -v '^#' "$$m" || true); fi; \
 	if [ -n "$$d" ]; then mkdir -p "$$d"; fi; \
@@ -676,7 +679,7 @@ deb: $(LIBS) tools/bench-plot $(foreach p,$(INST_PROGS),$(call inst_objs,$(p)))
 	$(if $(SAN),$(error make deb packages the plain build, not SAN=$(SAN)))
 	$(Q)MAKE='$(MAKE)' tools/mkdeb $(O) $(VERSION) $(DEBDIR)
 
-.PHONY: deb FORCE
+.PHONY: deb installable FORCE
 
 clean:
 	$(Q)rm -rf build build-asan build-tsan build-fuzz

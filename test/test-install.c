@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "test.h"
 
@@ -303,6 +304,50 @@ TEST_IMPL(demo_hint_works_pasted)
 	ASSERT_STR_CONTAINS(out, "eval \"$(");
 	ASSERT_STR_CONTAINS(out, "opened softdapl-lo\nclosed\n");
 	ASSERT_STR_CONTAINS(out, "dtest passed: 2");
+	free(out);
+	return 0;
+}
+
+/*
+ * tools/ci-setup as a CI job runs it, in a fresh Debian 12 root that has
+ * Debian's dapl2-utils (test/fresh-root): it installs the build's
+ * packages, builds, installs into a prefix, prints the environment, and
+ * its smoke test (Debian's dtest over softdapl-lo, both sides PASSED)
+ * passes. Skips, saying why, where no root can be made (not root, no
+ * debootstrap, no Debian mirror).
+ */
+TEST_IMPL(ci_setup_fresh_root)
+{
+	char cache[4096], script[256], *out = NULL;
+	int status;
+
+#ifdef SANITIZED
+	TEST_SKIP("runs the normal build only");
+#endif
+	snprintf(cache, sizeof(cache), "%s/../fresh-root", test_builddir());
+	snprintf(script, sizeof(script), "%s/test/fresh-root", TEST_SRCDIR);
+	ASSERT_OK(test_run_cmdl(600, &status, &out, script, cache,
+				test_tmpdir(), TEST_SRCDIR, "sh", "-c",
+				"cd /src && tools/ci-setup --prefix /opt/softdapl"
+				" && echo CI-SETUP-OK", NULL));
+	printf("%s", out);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		static char why[256];
+		const char *p = strstr(out, "fresh-root: ");
+		const char *nl;
+
+		p = p != NULL ? p + strlen("fresh-root: ") : "no fresh root";
+		nl = strchr(p, '\n');
+		snprintf(why, sizeof(why), "%.*s",
+			 (int)(nl != NULL ? nl - p : (long)strlen(p)), p);
+		free(out);
+		TEST_SKIP(why);
+	}
+	ASSERT_STR_CONTAINS(out, "export DAT_OVERRIDE=/opt/softdapl/etc/dat.conf");
+	ASSERT_STR_CONTAINS(out, "smoke test passed: dtest -P softdapl-lo, "
+				 "both sides PASSED");
+	ASSERT_STR_CONTAINS(out, "CI-SETUP-OK");
+	ASSERT_EXIT_OK(status);
 	free(out);
 	return 0;
 }
