@@ -626,8 +626,8 @@ install: installable tools/bench-plot dat2.pc.in
 	ent="$$d$(DOCDIR)/softdapl.dat.conf"; \
 	{ echo '# softdapl entries for dat.conf (see dat.conf(5) and softdapl(7)),'; \
 	  echo '# written by make install for the provider $(INST_PROVIDER).'; \
-	  echo '# Add them to $(SYSCONFDIR)/dat.conf with:'; \
-	  echo '#   cat $(DOCDIR)/softdapl.dat.conf >> $(SYSCONFDIR)/dat.conf'; \
+	  echo '# make install put them into $(SYSCONFDIR)/dat.conf (between marker'; \
+	  echo '# lines when the file was there before: tools/dat-conf-block).'; \
 	  for e in 'softdapl-lo lo' 'softdapl-any 0.0.0.0' 'softdapl-lo6 ::1'; do \
 		set -- $$e; \
 		printf '%-12s u2.0 nonthreadsafe default %s softdapl.2.0 "%s" ""\n' \
@@ -636,12 +636,8 @@ install: installable tools/bench-plot dat2.pc.in
 	chmod 644 "$$ent"; \
 	conf="$$d$(SYSCONFDIR)/dat.conf"; \
 	if [ -e "$$conf" ] || [ -L "$$conf" ]; then \
-		if grep -qsF '$(INST_PROVIDER)' "$$conf"; then \
-			echo "$(SYSCONFDIR)/dat.conf already names $(INST_PROVIDER): left as it is"; \
-		else \
-			echo "$(SYSCONFDIR)/dat.conf exists and is left as it is; add softdapl's entries with:"; \
-			echo "    cat $(DOCDIR)/softdapl.dat.conf >> $(SYSCONFDIR)/dat.conf"; \
-		fi; \
+		tools/dat-conf-block add "$$conf" "$$ent" '$(INST_PROVIDER)' | \
+			sed 's|^'"$$d"'||'; \
 	else \
 		$(INSTALL) -m 644 "$$ent" "$$conf"; \
 		made="$$made $(SYSCONFDIR)/dat.conf"; \
@@ -656,6 +652,7 @@ uninstall:
 	$(Q)set -e; d='$(DESTDIR)'; m="$$d$(DOCDIR)/install-manifest"; \
 	made=; if [ -f "$$m" ]; then made=$$(grep -v '^#' "$$m" || true); fi; \
 	conf="$$d$(SYSCONFDIR)/dat.conf"; rev=; \
+	tools/dat-conf-block remove "$$conf" | sed 's|^'"$$d"'||'; \
 	for f in $$made; do \
 		rev="$$f $$rev"; \
 		[ "$$f" = '$(SYSCONFDIR)/dat.conf' ] && [ -f "$$conf" ] || continue; \

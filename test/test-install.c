@@ -166,15 +166,18 @@ static const char keep_script[] =
 	" find . -type f | LC_ALL=C sort | xargs md5sum); }\n"
 	"snap > before\n"
 	"m install > install.out; cat install.out\n"
-	"grep -q 'cat /usr/local/share/doc/softdapl/softdapl.dat.conf >> /etc/dat.conf' install.out\n"
-	"test \"$(md5sum < $d/etc/dat.conf)\" = \"$(grep ' ./etc/dat.conf$' before | cut -c1-32)  -\"\n"
+	"grep -q '^ofa-v2-ib0 ' $d/etc/dat.conf\n"
+	"grep -q '^softdapl-lo .* /usr/local/lib/libdaplsoft.so.2 ' $d/etc/dat.conf\n"
+	"sed -n '/^# >>> softdapl/,/^# <<< softdapl/p' $d/etc/dat.conf\n"
 	"test -x $l/bin/datinfo\n"
+	"m install	# again: one block, not two\n"
+	"echo blocks: $(grep -c '^# >>> softdapl' $d/etc/dat.conf)\n"
 	"m uninstall\n"
 	"snap > after\n"
 	"diff before after && echo 'tree as before'\n"
-	"# The printed command, then install again: it sees our entries.\n"
-	"m install > /dev/null\n"
-	"cat $l/share/doc/softdapl/softdapl.dat.conf >> $d/etc/dat.conf\n"
+	"# Our entries added by hand, outside a block: install leaves them.\n"
+	"cat $src/dat.conf.example | grep -v '^#' |"
+	" sed 's|libdaplsoft.so.2|/usr/local/lib/libdaplsoft.so.2|' >> $d/etc/dat.conf\n"
 	"cp $d/etc/dat.conf appended\n"
 	"m install\n"
 	"m uninstall\n"
@@ -188,7 +191,10 @@ TEST_IMPL(install_keeps_unrelated_files)
 	TEST_SKIP("installs the normal build only");
 #endif
 	run_script("keep", 120, keep_script, &out);
-	ASSERT_STR_CONTAINS(out, "exists and is left as it is");
+	ASSERT_STR_CONTAINS(out, "/etc/dat.conf: softdapl's entries added between "
+				 "softdapl's marker lines");
+	ASSERT_STR_CONTAINS(out, "blocks: 1\n");
+	ASSERT_STR_CONTAINS(out, "/etc/dat.conf: softdapl's entries removed");
 	ASSERT_STR_CONTAINS(out, "tree as before");
 	ASSERT_STR_CONTAINS(out, "already names /usr/local/lib/libdaplsoft.so.2");
 	ASSERT_STR_CONTAINS(out, "appended dat.conf kept");
@@ -348,6 +354,63 @@ TEST_IMPL(ci_setup_fresh_root)
 				 "both sides PASSED");
 	ASSERT_STR_CONTAINS(out, "CI-SETUP-OK");
 	ASSERT_EXIT_OK(status);
+	free(out);
+	return 0;
+}
+
+/*
+ * make install beside Debian's DAPL, in a fresh Debian 12 root that has
+ * dapl2-utils (and so libdapl2's /etc/dat.conf): Debian's dtest and
+ * dapltest find softdapl-lo at once, with no environment; our entries
+ * outlive a reinstall of Debian's packages; make uninstall leaves
+ * /etc/dat.conf as Debian's, byte for byte, and dpkg --verify finds
+ * nothing of Debian's changed.
+ */
+static const char beside_script[] =
+	"set -e\n"
+	"cd /src\n"
+	"tools/install-deps build >/dev/null\n"
+	"md5sum /etc/dat.conf > /tmp/dat.conf.md5\n"
+	"make -s -j2 installable >/dev/null 2>&1\n"
+	"make -s install\n"
+	"sed -n '/^# >>> softdapl/,/^# <<< softdapl/p' /etc/dat.conf\n"
+	"echo \"dtest loads: $(ldd /usr/bin/dtest | grep -o '/[^ ]*libdat2.so.2')\"\n"
+	"dtest -s -P softdapl-lo > /tmp/s.out 2>&1 & sleep 1\n"
+	"dtest -P softdapl-lo -h 127.0.0.1 > /tmp/c.out 2>&1; wait\n"
+	"echo dtest passed: $(cat /tmp/s.out /tmp/c.out | grep -c 'Test Complete. PASSED')\n"
+	"dapltest -T F -D softdapl-lo -f pz | grep -c 'Result: PASS' |"
+	" sed 's/^/dapltest pz passes: /'\n"
+	"apt-get install -y -qq --reinstall -o Dpkg::Options::=--force-confdef"
+	" -o Dpkg::Options::=--force-confold libdapl2 dapl2-utils >/dev/null 2>&1\n"
+	"grep -c '^softdapl-lo ' /etc/dat.conf | sed 's/^/after reinstall: /'\n"
+	"make -s uninstall\n"
+	"md5sum -c /tmp/dat.conf.md5\n"
+	"dpkg --verify libdapl2 dapl2-utils && echo 'dpkg --verify: clean'\n"
+	"echo \"dtest loads: $(ldd /usr/bin/dtest | grep -o '/[^ ]*libdat2.so.2')\"\n";
+
+TEST_IMPL(install_beside_debian_fresh_root)
+{
+	char cache[4096], script[256], *out = NULL;
+	int status;
+
+#ifdef SANITIZED
+	TEST_SKIP("installs the normal build only");
+#endif
+	snprintf(cache, sizeof(cache), "%s/../fresh-root", test_builddir());
+	snprintf(script, sizeof(script), "%s/test/fresh-root", TEST_SRCDIR);
+	ASSERT_OK(test_run_cmdl(600, &status, &out, script, cache,
+				test_tmpdir(), TEST_SRCDIR, "sh", "-c",
+				beside_script, NULL));
+	printf("%s", out);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		TEST_SKIP("no fresh Debian root here (see the output)");
+	ASSERT_EXIT_OK(status);
+	ASSERT_STR_CONTAINS(out, "dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "dapltest pz passes: ");
+	ASSERT_NULL(strstr(out, "dapltest pz passes: 0\n"));
+	ASSERT_STR_CONTAINS(out, "after reinstall: 1\n");
+	ASSERT_STR_CONTAINS(out, "/etc/dat.conf: OK\n");
+	ASSERT_STR_CONTAINS(out, "dpkg --verify: clean");
 	free(out);
 	return 0;
 }
