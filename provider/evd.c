@@ -371,8 +371,10 @@ static bool wait_over(const struct sd_evd *evd, DAT_COUNT threshold)
  * on an EVD with notification control, with EVD_WAITER when another
  * thread waits, with EVD_UNWAITABLE when the EVD is or becomes
  * unwaitable, with no subtype when it overflowed or overflows; DAT_ABORT
- * when the IA is closed underneath. Sleeps on the condition variable, so
- * an infinite wait does not spin.
+ * when the IA is closed underneath. Waits in sd_progress_wait: polls the
+ * EVD's connections for up to SOFTDAPL_SPIN_US, then sleeps (in poll() on
+ * their sockets, or on the condition variable), so an infinite wait does
+ * not spin past that.
  */
 DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			       DAT_COUNT threshold, DAT_EVENT *event,

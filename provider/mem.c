@@ -160,8 +160,9 @@ int sd_mem_resolve_rmr_local(struct sd_ia *ia, struct sd_pz *pz,
 	if (t->segment_length == 0)
 		return 0;
 	pthread_mutex_lock(&sd_mem_lock);
-	if (!grant_of(ia, t->rmr_context, ep_id, &g) ||
-	    !(g.priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
+	if (!grant_of(ia, t->rmr_context, ep_id, &g))
+		ret = -ENOKEY;
+	else if (!(g.priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
 		ret = -EACCES;
 	else if (g.pz != pz)
 		ret = -EPERM;

@@ -160,8 +160,9 @@ void sd_mem_remote_done(struct sd_lmr *lmr);
  * of this IA (an LMR's rmr_context or a bound RMR's context, as above)
  * for the data of a read to be placed in, on an EP of PZ @pz and identity
  * @ep_id: it needs DAT_MEM_PRIV_REMOTE_WRITE_FLAG, the data arriving as a
- * remote write would. 0, or -EACCES (unknown context, no such
- * privilege), -EPERM (another PZ), -ERANGE (outside the region). Takes no
+ * remote write would. 0, or -ENOKEY (a context that names nothing),
+ * -EACCES (no such privilege), -EPERM (another PZ), -ERANGE (outside the
+ * region). Takes no
  * busy reference (a local buffer, as a post's LMR segments). Any thread;
  * takes the memory lock.
  */

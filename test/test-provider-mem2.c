@@ -779,9 +779,9 @@ TEST_IMPL(provider_mem2_read_to_rmr)
 						   DAT_COMPLETION_SOLICITED_WAIT_FLAG),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5));
 	bad = local;
-	bad.rmr_context ^= 0x5a5a;
+	bad.rmr_context ^= 0x5a5a;	/* names nothing: no subtype */
 	ASSERT_DAT_EQ(dat_ep_post_rdma_read_to_rmr(p.c.ep, &bad, ck(4), &remote, 0),
-		      ERR(DAT_PRIVILEGES_VIOLATION, DAT_PRIVILEGES_WRITE));
+		      ERR(DAT_PRIVILEGES_VIOLATION, 0));
 	bad = at(&p.c, 4096 + 8192 - 50, 51, ctx);	/* leaves the RMR */
 	ASSERT_DAT_EQ(dat_ep_post_rdma_read_to_rmr(p.c.ep, &bad, ck(4), &remote, 0),
 		      ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
