@@ -5,15 +5,19 @@
  * checked by the phrases that matter (ASSERT_STR_CONTAINS), not whole, so
  * that wording around them may change; the exit codes are checked exactly,
  * as scripts depend on them (0 OK, 1 unusable, 2 usage, 3 no dat.conf).
+ * --explain is run on values of every kind, and its hidden --explain-all
+ * is checked against dat_strerror's names and tools/dat-names.h.
  */
 #include <net/if.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "test.h"
+#include "../tools/dat-names.h"
 
 #define MAX_ARGS 16
 
@@ -457,5 +461,179 @@ TEST_IMPL(datinfo_example_conf)
 	free(out);
 	free(conf);
 	free(example);
+	return 0;
+}
+
+/*
+ * --explain: numbers and names of each kind. DAT_OVERRIDE names a file
+ * that does not exist, which the report would stop at (exit 3): it reads
+ * no dat.conf. Unknown values exit 1 saying what was expected, and the
+ * other values of the call are still explained; usage errors exit 2.
+ */
+TEST_IMPL(datinfo_explain)
+{
+	char *out;
+	int code;
+
+	test_setenv("DAT_OVERRIDE", test_path("no-such-dat.conf"));
+
+	/* A DAT_RETURN: its class, type and subtype, each with a sentence. */
+	out = run_datinfo(NULL, &code, "--explain", "0x800b0059", NULL);
+	ASSERT_EQ(code, 0);
+	ASSERT_STR_CONTAINS(out, "0x800b0059 as a DAT_RETURN: "
+			    "DAT_PRIVILEGES_VIOLATION DAT_PRIVILEGES_READ\n");
+	ASSERT_STR_CONTAINS(out, "  class DAT_CLASS_ERROR: the call failed");
+	ASSERT_STR_CONTAINS(out, "  type DAT_PRIVILEGES_VIOLATION (0x000b0000): ");
+	ASSERT_STR_CONTAINS(out, "  subtype DAT_PRIVILEGES_READ (0x0059): the "
+			    "lmr_context of a local_iov segment names an LMR");
+	ASSERT_NULL(strstr(out, "no-such-dat.conf"));
+	free(out);
+
+	/* The decimal forms of a return code, as %u and %d print it. */
+	out = run_datinfo(NULL, &code, "--explain", "2147680256", "-2146762663",
+			  NULL);
+	ASSERT_EQ(code, 0);
+	ASSERT_STR_CONTAINS(out, "2147680256 (0x80030000) as a DAT_RETURN: "
+			    "DAT_INSUFFICIENT_RESOURCES\n");
+	ASSERT_STR_CONTAINS(out, "  no subtype: ");
+	ASSERT_STR_CONTAINS(out, "-2146762663 (0x800b0059) as a DAT_RETURN: "
+			    "DAT_PRIVILEGES_VIOLATION DAT_PRIVILEGES_READ\n");
+	free(out);
+
+	/* A status by name; 1 is that status and an event, not a return. */
+	out = run_datinfo(NULL, &code, "--explain", "DAT_DTO_ERR_FLUSHED", "1",
+			  NULL);
+	ASSERT_EQ(code, 0);
+	ASSERT_STR_CONTAINS(out, "DAT_DTO_ERR_FLUSHED: DTO completion status 1\n"
+			    "  the EP became DISCONNECTED");
+	ASSERT_STR_CONTAINS(out, "1 as a DTO completion status: "
+			    "DAT_DTO_ERR_FLUSHED\n");
+	ASSERT_STR_CONTAINS(out, "1 as an event number: "
+			    "DAT_DTO_COMPLETION_EVENT\n  a posted DTO finished");
+	ASSERT_NULL(strstr(out, "as a DAT_RETURN"));
+	free(out);
+
+	/* A subtype in lower case without DAT_: its type, its whole value. */
+	out = run_datinfo(NULL, &code, "--explain", "invalid_handle_ep", NULL);
+	ASSERT_EQ(code, 0);
+	ASSERT_STR_CONTAINS(out, "DAT_INVALID_HANDLE_EP: DAT_RETURN subtype "
+			    "0x000c of DAT_INVALID_HANDLE; a call returns it as "
+			    "0x8005000c\n");
+	ASSERT_STR_CONTAINS(out, "  type DAT_INVALID_HANDLE (0x00050000): ");
+	ASSERT_STR_CONTAINS(out, "  subtype DAT_INVALID_HANDLE_EP (0x000c): "
+			    "the EP handle is not a live EP");
+	free(out);
+
+	/* An event by name; a return as datinfo prints it; an alias. */
+	out = run_datinfo(NULL, &code, "-e", "DAT_CONNECTION_EVENT_BROKEN",
+			  "DAT_PROVIDER_NOT_FOUND DAT_NAME_NOT_REGISTERED",
+			  "DAT_RMR_BIND_FAILURE", NULL);
+	ASSERT_EQ(code, 0);
+	ASSERT_STR_CONTAINS(out, "DAT_CONNECTION_EVENT_BROKEN: event number "
+			    "0x04006\n  the connection failed");
+	ASSERT_STR_CONTAINS(out, "DAT_PROVIDER_NOT_FOUND DAT_NAME_NOT_REGISTERED: "
+			    "the DAT_RETURN 0x800a0064\n");
+	ASSERT_STR_CONTAINS(out, "DAT_RMR_BIND_FAILURE is another name for "
+			    "DAT_DTO_ERR_FLUSHED");
+	free(out);
+
+	/* Unknown values, each said; the known one still explained. */
+	out = run_datinfo(NULL, &code, "--explain", "0x12345678", "DAT_NO_SUCH",
+			  "0x8005ffff", "4294967296", "DAT_ABORT", NULL);
+	ASSERT_EQ(code, 1);
+	ASSERT_STR_CONTAINS(out, "datinfo: 0x12345678: no DAT value has this "
+			    "number: expected a DAT_RETURN");
+	ASSERT_STR_CONTAINS(out, "datinfo: DAT_NO_SUCH: not a DAT name or "
+			    "number: expected a DAT_RETURN type or subtype");
+	ASSERT_STR_CONTAINS(out, "  subtype 0xffff: not a subtype of "
+			    "dat_error.h");
+	ASSERT_STR_CONTAINS(out, "datinfo: 4294967296: not a number a DAT "
+			    "value can be: expected 32 bits");
+	ASSERT_STR_CONTAINS(out, "DAT_ABORT: DAT_RETURN type 0x00010000");
+	free(out);
+
+	/* Usage errors: no VALUE, or anything else with --explain. */
+	out = run_datinfo(NULL, &code, "--explain", NULL);
+	ASSERT_EQ(code, 2);
+	ASSERT_STR_CONTAINS(out, "datinfo: --explain needs a VALUE");
+	ASSERT_STR_CONTAINS(out, "usage: datinfo");
+	free(out);
+	out = run_datinfo(NULL, &code, "-q", "--explain", "1", NULL);
+	ASSERT_EQ(code, 2);
+	ASSERT_STR_CONTAINS(out, "it takes no other option or IA name");
+	free(out);
+	return 0;
+}
+
+/*
+ * Whether @out has the line that starts as @fmt formats, and a sentence
+ * after that start; says which line when not.
+ */
+static bool listed(const char *out, const char *fmt, ...)
+{
+	char start[160];
+	const char *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(start, sizeof(start), fmt, ap);
+	va_end(ap);
+	p = strstr(out, start);
+	if (p != NULL) {
+		p += strlen(start);
+		if (*p != '\n' && *p != '\0' &&
+		    strncmp(p, "(no sentence)", 13) != 0)
+			return true;
+	}
+	printf("no sentence after \"%s\"\n", start + (start[0] == '\n'));
+	return false;
+}
+
+/*
+ * Every type and subtype dat_strerror names (the tables of
+ * registry/strerror.c, asked here value by value) and every status and
+ * event of tools/dat-names.h has its sentence: a name added without one
+ * fails here, through the listing of the hidden --explain-all.
+ */
+TEST_IMPL(datinfo_explain_all)
+{
+	const char *major, *minor;
+	unsigned types = 0, subtypes = 0;
+	DAT_UINT32 v;
+	size_t i;
+	char *out;
+	int code;
+
+	out = run_datinfo(NULL, &code, "--explain-all", NULL);
+	ASSERT_EQ(code, 0);
+	ASSERT_NULL(strstr(out, "(no sentence)"));
+	ASSERT(listed(out, "class 0x%08x DAT_CLASS_ERROR: ", DAT_CLASS_ERROR));
+	for (v = 0; v <= DAT_TYPE_MASK; v += 1u << 16) {
+		if (dat_strerror(v, &major, NULL) != DAT_SUCCESS)
+			continue;
+		ASSERT(listed(out, "\ntype 0x%08x %s: ", (unsigned)v, major));
+		types++;
+	}
+	for (v = 1; v <= DAT_SUBTYPE_MASK; v++) {
+		if (dat_strerror(v, NULL, &minor) != DAT_SUCCESS)
+			continue;
+		ASSERT(listed(out, "\nsubtype 0x%04x %s: ", (unsigned)v, minor));
+		subtypes++;
+	}
+	/* dat_error.h: 26 types, DAT_SUB_INTERRUPTED..THREAD_SAFETY_NOT_FOUND. */
+	ASSERT_GE(types, 26);
+	ASSERT_GE(subtypes, DAT_THREAD_SAFETY_NOT_FOUND);
+	for (i = 0; i < DAT_NAMES_COUNT(dat_names_dto_statuses); i++)
+		ASSERT(listed(out, "\nstatus %u %s: ",
+			      (unsigned)dat_names_dto_statuses[i].value,
+			      dat_names_dto_statuses[i].name));
+	for (i = 0; i < DAT_NAMES_COUNT(dat_names_events); i++)
+		ASSERT(listed(out, "\nevent 0x%05x %s: ",
+			      (unsigned)dat_names_events[i].value,
+			      dat_names_events[i].name));
+	/* Every status of dat.h, DAT_DTO_SUCCESS to DAT_DTO_ERR_LOCAL_MM_ERROR. */
+	ASSERT_EQ(DAT_NAMES_COUNT(dat_names_dto_statuses),
+		  DAT_DTO_ERR_LOCAL_MM_ERROR + 1);
+	free(out);
 	return 0;
 }

@@ -2,8 +2,9 @@
 /*
  * datinfo: what the DAT registry makes of a dat.conf, line by line, and
  * what each IA in it answers when opened; with --why NAME, why a consumer's
- * dat_ia_open(NAME) fails and what to do. See datinfo.h for the parts and
- * tools/man/datinfo.1 for the user's view.
+ * dat_ia_open(NAME) fails and what to do; with --explain VALUE..., what a
+ * DAT_RETURN, DTO status or event number means. See datinfo.h for the
+ * parts and tools/man/datinfo.1 for the user's view.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: datinfo [-f dat.conf] [-v | -q] [IA...]\n"
 		"       datinfo [-f dat.conf] [-v] --why IA\n"
+		"       datinfo --explain VALUE...\n"
 		"\n"
 		"Reports which dat.conf the DAT registry reads and why, each of its lines\n"
 		"with its verdict (OK, BAD, UNUSABLE, FALLBACK, OFF) and the reason, and\n"
@@ -26,6 +28,12 @@ static void usage(FILE *f)
 		"  -f, --file FILE  read FILE (passed to the registry as DAT_OVERRIDE)\n"
 		"  -w, --why IA     explain why dat_ia_open(IA) fails: the lines naming it,\n"
 		"                   near-miss names, what dat_ia_open returns, what to do\n"
+		"  -e, --explain VALUE...\n"
+		"                   what DAT values mean: a DAT_RETURN, DTO completion\n"
+		"                   status or event number, by number (0x800b0059,\n"
+		"                   -2146762663, 1) or by name (DAT_DTO_ERR_FLUSHED,\n"
+		"                   invalid_handle_ep); every argument after it is a\n"
+		"                   VALUE; reads no dat.conf, opens no IA\n"
 		"  -v, --verbose    every attribute, the library search, the registry's\n"
 		"                   debug output\n"
 		"  -q, --quiet      one line per entry, no attributes\n"
@@ -33,15 +41,69 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status:\n"
 		"  0  every entry opened (OFF and FALLBACK lines do not count);\n"
-		"     --why: the IA opens\n"
+		"     --why: the IA opens; --explain: every VALUE was explained\n"
 		"  1  a line is BAD or UNUSABLE, or an IA does not open;\n"
-		"     --why: dat_ia_open fails\n"
+		"     --why: dat_ia_open fails; --explain: a VALUE is unknown\n"
 		"  2  usage error\n"
 		"  3  no dat.conf could be read, or it holds no entries\n"
 		"\n"
 		"Environment: DAT_OVERRIDE (the dat.conf), LD_LIBRARY_PATH (the library\n"
 		"search), DAT_DBG_TYPE (when set, the registry's debug output is left to\n"
 		"it instead of being collected by datinfo).\n");
+}
+
+/* A usage error: @why, then the usage; the exit status. */
+static int usage_error(const char *why)
+{
+	fprintf(stderr, "datinfo: %s\n", why);
+	usage(stderr);
+	return DI_EXIT_USAGE;
+}
+
+/*
+ * The index of the argument that starts --explain (-e, -eVALUE, --explain,
+ * --explain=VALUE) or the hidden --explain-all, or @argc. It is found
+ * before getopt runs, which then sees only the arguments before it: what
+ * follows is VALUEs, never options, so that a negative number such as
+ * -2146762663 is explained rather than refused.
+ */
+static int explain_index(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strncmp(a, "-e", 2) == 0 || strcmp(a, "--explain") == 0 ||
+		    strncmp(a, "--explain=", 10) == 0 ||
+		    strcmp(a, "--explain-all") == 0)
+			return i;
+	}
+	return argc;
+}
+
+/*
+ * --explain: @argv[0] is the option, the VALUEs follow it (a value
+ * attached to the option, as -e1 or --explain=1, comes first).
+ */
+static int explain(int argc, char **argv)
+{
+	char *attached = argv[0][1] == 'e' ? argv[0] + 2 : strchr(argv[0], '=');
+
+	if (strcmp(argv[0], "--explain-all") == 0)
+		return argc == 1 ? di_explain_all() :
+		       usage_error("--explain-all takes no VALUE");
+	if (attached != NULL && argv[0][1] == '-')
+		attached++;	/* past the '=' of --explain=VALUE */
+	if (attached != NULL && attached[0] != '\0') {
+		argv[0] = attached;
+		return di_explain(argc, argv);
+	}
+	if (argc == 1)
+		return usage_error("--explain needs a VALUE: a number or a name");
+	return di_explain(argc - 1, argv + 1);
 }
 
 /* Prints the header: the file, why it, and (with -v) the registry. */
@@ -174,9 +236,9 @@ int main(int argc, char **argv)
 	const char *why = NULL;
 	bool from_f = false;
 	DAT_COUNT n = 0;
-	int opt, status;
+	int opt, status, ex = explain_index(argc, argv);
 
-	while ((opt = getopt_long(argc, argv, "f:w:vqh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(ex, argv, "f:w:vqh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			from_f = true;
@@ -202,12 +264,16 @@ int main(int argc, char **argv)
 			return DI_EXIT_USAGE;
 		}
 	}
-	if ((di_opts.verbose && di_opts.quiet) || (why != NULL && optind < argc)) {
-		fprintf(stderr, "datinfo: %s\n", why ? "--why takes one IA name and no others" :
-			"-v and -q do not go together");
-		usage(stderr);
-		return DI_EXIT_USAGE;
+	if (ex < argc) {
+		/* Before anything reads dat.conf: --explain needs none. */
+		if (from_f || why != NULL || di_opts.verbose || di_opts.quiet ||
+		    optind < ex)
+			return usage_error("--explain reads no dat.conf and opens no IA: it takes no other option or IA name");
+		return explain(argc - ex, argv + ex);
 	}
+	if ((di_opts.verbose && di_opts.quiet) || (why != NULL && optind < argc))
+		return usage_error(why ? "--why takes one IA name and no others" :
+				   "-v and -q do not go together");
 
 	/*
 	 * The registry reads DAT_DBG_TYPE once, at the first DAT call: unless

@@ -9,10 +9,13 @@
  *   datinfo-ia.c    opening IAs through libdat2, printing their attributes,
  *                   capturing the registry's debug output
  *   datinfo-why.c   --why NAME: why a consumer's dat_ia_open(NAME) fails
+ *   datinfo-explain.c  --explain VALUE...: what a DAT_RETURN, DTO status
+ *                   or event number means, from its number or its name
  *
  * The verdicts predict what our registry (registry/sr.c) does with each
  * line; the IA is then really opened through libdat2, and what
- * dat_ia_open returns is printed beside the prediction. Single-threaded.
+ * dat_ia_open returns is printed beside the prediction. --explain opens
+ * nothing and reads no dat.conf. Single-threaded.
  */
 #ifndef DATINFO_H
 #define DATINFO_H
@@ -29,7 +32,8 @@
 /* Exit statuses, documented in --help and datinfo(1). */
 enum {
 	DI_EXIT_OK	= 0,	/* every entry that counts opened */
-	DI_EXIT_UNUSABLE = 1,	/* a bad line, an unusable entry, an IA that fails */
+	DI_EXIT_UNUSABLE = 1,	/* a bad line, an unusable entry, an IA that fails;
+				 * --explain: a VALUE not known */
 	DI_EXIT_USAGE	= 2,	/* bad options */
 	DI_EXIT_NOCONF	= 3,	/* no dat.conf could be read, or it has no entries */
 };
@@ -129,5 +133,16 @@ const char *di_registry_path(void);
 
 /* datinfo-why.c */
 int di_why(struct di_conf *c, const char *name);
+
+/*
+ * datinfo-explain.c. di_explain prints every reading of each of the @argc
+ * VALUEs of @argv (numbers or names); DI_EXIT_OK when all were explained,
+ * DI_EXIT_UNUSABLE when one is unknown or has an unknown part (said on
+ * stderr or in its reading). di_explain_all lists every class, type,
+ * subtype, status and event with its sentence, one a line, for the tests:
+ * DI_EXIT_UNUSABLE if a sentence is missing.
+ */
+int di_explain(int argc, char **argv);
+int di_explain_all(void);
 
 #endif
