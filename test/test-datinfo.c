@@ -272,6 +272,53 @@ TEST_IMPL(datinfo_missing_library)
 	return 0;
 }
 
+/*
+ * The counts come first, before a long list of lines; -u shows only the
+ * entries that open, says how many it left out, and exits 0 when one
+ * opens, 1 when none does.
+ */
+TEST_IMPL(datinfo_usable_summary)
+{
+	char conf[4096];
+	const char *counts, *first;
+	char *out;
+	int code;
+
+	snprintf(conf, sizeof(conf), "%s%s%s",
+		 conf_line("dt-gone", "u2.0", "nonthreadsafe", "default",
+			   "/nonexistent/libdatinfo-none.so.2", "lo"),
+		 conf_line("dt-ok", "u2.0", "nonthreadsafe", "default",
+			   provider(), "lo"),
+		 conf_line("dt-old", "u1.2", "nonthreadsafe", "default",
+			   provider(), "lo"));
+	out = run_datinfo(conf, &code, "-q", NULL);
+	ASSERT_EQ(code, 1);
+	counts = strstr(out, "3 entries: 1 OK, 1 UNUSABLE, 0 BAD, 0 FALLBACK, 1 OFF");
+	first = strstr(out, "dt-gone");
+	ASSERT_NOT_NULL(counts);
+	ASSERT_NOT_NULL(first);
+	ASSERT(counts < first);		/* the summary is the first line after the file */
+	free(out);
+
+	out = run_datinfo(NULL, &code, "-u", NULL);
+	ASSERT_EQ(code, 0);
+	ASSERT_STR_CONTAINS(out, "3 entries: 1 OK, 1 UNUSABLE");
+	ASSERT_STR_CONTAINS(out, "dt-ok");
+	ASSERT_NULL(strstr(out, "dt-gone"));
+	ASSERT_NULL(strstr(out, "dt-old"));
+	ASSERT_STR_CONTAINS(out, "2 entries not shown (-u): datinfo without -u lists them");
+	free(out);
+
+	snprintf(conf, sizeof(conf), "%s",
+		 conf_line("dt-gone", "u2.0", "nonthreadsafe", "default",
+			   "/nonexistent/libdatinfo-none.so.2", "lo"));
+	out = run_datinfo(conf, &code, "-u", NULL);
+	ASSERT_EQ(code, 1);
+	ASSERT_STR_CONTAINS(out, "no entry opens: datinfo without -u says why");
+	free(out);
+	return 0;
+}
+
 TEST_IMPL(datinfo_not_a_provider)
 {
 	char conf[4096];

@@ -17,7 +17,7 @@ struct di_opts di_opts;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: datinfo [-f dat.conf] [-v | -q] [IA...]\n"
+		"usage: datinfo [-f dat.conf] [-v | -q] [-u] [IA...]\n"
 		"       datinfo [-f dat.conf] [-v] --why IA\n"
 		"       datinfo --explain VALUE...\n"
 		"\n"
@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"  -v, --verbose    every attribute, the library search, the registry's\n"
 		"                   debug output\n"
 		"  -q, --quiet      one line per entry, no attributes\n"
+		"  -u, --usable     only the entries that open (exit 0 when one does)\n"
 		"  -h, --help       this text\n"
 		"\n"
 		"Exit status:\n"
@@ -185,27 +186,43 @@ static void print_line(const struct di_conf *c, const struct di_line *l,
 	}
 }
 
-/* The report of every line (or those of @argv); returns the exit status. */
+/* Whether line @l is printed: wanted, and with -u, one that opens. */
+static bool shown(const struct di_line *l, int argc, char **argv)
+{
+	return wanted(l, argc, argv) && (!di_opts.usable || l->verdict == DI_OK);
+}
+
+/* The counts of the report, one line. */
+static void print_counts(const unsigned *n, unsigned total)
+{
+	printf("%u entr%s: %u OK, %u UNUSABLE, %u BAD, %u FALLBACK, %u OFF\n",
+	       total, total == 1 ? "y" : "ies", n[DI_OK], n[DI_UNUSABLE],
+	       n[DI_BAD], n[DI_FALLBACK], n[DI_OFF]);
+}
+
+/*
+ * The report of every line (or those of @argv, or with -u those that
+ * open), the counts before and after the lines; returns the exit status.
+ */
 static int report(struct di_conf *c, int argc, char **argv)
 {
-	unsigned n[DI_OFF + 1] = { 0 }, total = 0;
+	unsigned n[DI_OFF + 1] = { 0 }, total = 0, hidden = 0;
 	int width = 8, status = DI_EXIT_OK;
 	size_t i;
 
-	for (i = 0; i < c->count; i++)
-		if (wanted(&c->lines[i], argc, argv) &&
-		    (int)strlen(c->lines[i].name) > width)
-			width = (int)strlen(c->lines[i].name);
 	for (i = 0; i < c->count; i++) {
 		const struct di_line *l = &c->lines[i];
 
 		if (!wanted(l, argc, argv))
 			continue;
-		print_line(c, l, width);
 		n[l->verdict]++;
 		total++;
 		if (l->verdict == DI_BAD || l->verdict == DI_UNUSABLE)
 			status = DI_EXIT_UNUSABLE;
+		if (!shown(l, argc, argv))
+			hidden++;
+		else if ((int)strlen(l->name) > width)
+			width = (int)strlen(l->name);
 	}
 	if (argc > 0 && total == 0) {
 		printf("no line of %s names %s%s: datinfo --why %s tells why\n",
@@ -213,9 +230,20 @@ static int report(struct di_conf *c, int argc, char **argv)
 		       argv[0]);
 		return DI_EXIT_UNUSABLE;
 	}
-	printf("%u entr%s: %u OK, %u UNUSABLE, %u BAD, %u FALLBACK, %u OFF\n",
-	       total, total == 1 ? "y" : "ies", n[DI_OK], n[DI_UNUSABLE],
-	       n[DI_BAD], n[DI_FALLBACK], n[DI_OFF]);
+	print_counts(n, total);
+	for (i = 0; i < c->count; i++)
+		if (shown(&c->lines[i], argc, argv))
+			print_line(c, &c->lines[i], width);
+	if (di_opts.usable) {
+		if (n[DI_OK] == 0)
+			printf("no entry opens: datinfo without -u says why\n");
+		else if (hidden > 0)
+			printf("%u entr%s not shown (-u): datinfo without -u "
+			       "lists them\n", hidden, hidden == 1 ? "y" : "ies");
+		return n[DI_OK] > 0 ? DI_EXIT_OK : DI_EXIT_UNUSABLE;
+	}
+	if (total > 8)		/* the counts again, after a long list */
+		print_counts(n, total);
 	if (status != DI_EXIT_OK && !di_opts.quiet)
 		printf("for what to do about one: datinfo --why NAME\n");
 	return status;
@@ -228,6 +256,7 @@ int main(int argc, char **argv)
 		{ "why", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "usable", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -238,7 +267,7 @@ int main(int argc, char **argv)
 	DAT_COUNT n = 0;
 	int opt, status, ex = explain_index(argc, argv);
 
-	while ((opt = getopt_long(ex, argv, "f:w:vqh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(ex, argv, "f:w:vquh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			from_f = true;
@@ -256,6 +285,9 @@ int main(int argc, char **argv)
 		case 'q':
 			di_opts.quiet = 1;
 			break;
+		case 'u':
+			di_opts.usable = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return DI_EXIT_OK;
@@ -267,7 +299,7 @@ int main(int argc, char **argv)
 	if (ex < argc) {
 		/* Before anything reads dat.conf: --explain needs none. */
 		if (from_f || why != NULL || di_opts.verbose || di_opts.quiet ||
-		    optind < ex)
+		    di_opts.usable || optind < ex)
 			return usage_error("--explain reads no dat.conf and opens no IA: it takes no other option or IA name");
 		return explain(argc - ex, argv + ex);
 	}

@@ -101,6 +101,7 @@ struct di_conf {
 struct di_opts {
 	int		verbose;	/* -v */
 	int		quiet;		/* -q */
+	int		usable;		/* -u: only the entries that open */
 	bool		capture;	/* registry debug output captured by us */
 };
 
