@@ -556,9 +556,11 @@ static void active_hello(struct sd_ep *ep, struct sd_sock *sock, uint32_t sent)
 	sock->out_done = sent;
 	if (sent == 0)
 		cm_cnt(ep->obj.ia, DCNT_IA_CM_REQ_TX);
-	if (sd_trace_enabled() && ep->connect_now == SD_CONNECT_NOW_HELLO)
+	if (!sd_trace_enabled())
+		;
+	else if (ep->connect_now == SD_CONNECT_NOW_HELLO)
 		sd_sock_trace(sock)->tx_seq = 1;	/* the HELLO was 0 */
-	else if (sd_trace_enabled())
+	else
 		sd_trace_cm("tx", &ep->obj, NULL, sd_sock_trace(sock),
 			    sock->out, NULL);
 	sock_set_phase(sock, SD_SK_HELLO_SENT, "connected");

@@ -428,12 +428,7 @@ bool sd_progress_tick(void)
 	 * consumers still read first park again.
 	 */
 	sd_list_init(&parked);
-	if (!sd_list_empty(&tick.parked)) {
-		parked = tick.parked;
-		parked.next->prev = &parked;
-		parked.prev->next = &parked;
-		sd_list_init(&tick.parked);
-	}
+	sd_list_splice_tail(&parked, &tick.parked);
 	while (!sd_list_empty(&parked)) {
 		struct sd_ep *ep = sd_container_of(parked.next, struct sd_ep,
 						   park_node);
@@ -507,12 +502,7 @@ bool sd_progress_tick(void)
 		sd_qp_put(ep);
 	}
 	pthread_mutex_lock(&tick.lock);
-	while (!sd_list_empty(&busy)) {
-		struct sd_list *n = busy.next;
-
-		sd_list_del(n);
-		sd_list_add_tail(&tick.acks, n);
-	}
+	sd_list_splice_tail(&tick.acks, &busy);
 	more = !sd_list_empty(&tick.acks);
 	pthread_mutex_unlock(&tick.lock);
 	return more || !sd_list_empty(&tick.parked);

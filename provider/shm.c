@@ -586,10 +586,28 @@ static void ring_copy(uint8_t *ring, uint32_t size, uint64_t pos,
  * empties it, instead of the two taking turns, each waiting for the
  * other's whole copy and a wake-up (a 1 MiB RDMA read through 256 KiB
  * rings ran at a third of memcpy's speed that way).
+ *
+ * Moves @k bytes (@to_ring: from @iov into @ring, else out of it) at our
+ * private position *@pos, which then advances, published to the peer at
+ * @published; a peer that flagged @peer_flag (sleeping on the ring, or
+ * waiting for room) gets one bell. Room or bytes were checked by the
+ * caller, and backed (ring_back).
  */
-static size_t ring_piece(const struct shm_stream *m)
+static void ring_move(struct shm_stream *m, uint8_t *ring, uint64_t *pos,
+		      uint64_t *published, uint32_t *peer_flag,
+		      const struct iovec *iov, int n, size_t k, bool to_ring)
 {
-	return m->size / 4;
+	size_t done, c, piece = m->size / 4;
+
+	for (done = 0; done < k; done += c) {
+		c = k - done < piece ? k - done : piece;
+		ring_copy(ring, m->size, *pos, iov, n, done, c, to_ring);
+		__atomic_store_n(pos, *pos + c, __ATOMIC_RELAXED);
+		__atomic_store_n(published, *pos, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(peer_flag, __ATOMIC_SEQ_CST) &&
+		    __atomic_exchange_n(peer_flag, 0, __ATOMIC_RELAXED))
+			bell(m);
+	}
 }
 
 static size_t iov_total(const struct iovec *iov, int n)
@@ -604,7 +622,7 @@ static size_t iov_total(const struct iovec *iov, int n)
 
 static ssize_t ring_writev(struct shm_stream *m, const struct iovec *iov, int n)
 {
-	size_t k, done, c, piece = ring_piece(m);
+	size_t k;
 	int64_t room;
 	int err = __atomic_load_n(&m->err, __ATOMIC_RELAXED);
 
@@ -627,24 +645,14 @@ static ssize_t ring_writev(struct shm_stream *m, const struct iovec *iov, int n)
 		k = (size_t)room;
 	if (ring_back(m, m->tx_data, &m->tx_pop, m->tx_tail + k) < 0)
 		return -ENOSPC;
-	for (done = 0; done < k; done += c) {
-		c = k - done < piece ? k - done : piece;
-		ring_copy(m->tx_data, m->size, m->tx_tail, iov, n, done, c, true);
-		__atomic_store_n(&m->tx_tail, m->tx_tail + c, __ATOMIC_RELAXED);
-		__atomic_store_n(sd_shm_u64(m->tx_w, SD_SHM_W_TAIL), m->tx_tail,
-				 __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(sd_shm_u32(m->tx_r, SD_SHM_R_ARMED),
-				    __ATOMIC_SEQ_CST) &&
-		    __atomic_exchange_n(sd_shm_u32(m->tx_r, SD_SHM_R_ARMED), 0,
-					__ATOMIC_RELAXED))
-			bell(m);
-	}
+	ring_move(m, m->tx_data, &m->tx_tail, sd_shm_u64(m->tx_w, SD_SHM_W_TAIL),
+		  sd_shm_u32(m->tx_r, SD_SHM_R_ARMED), iov, n, k, true);
 	return (ssize_t)k;
 }
 
 static ssize_t ring_readv(struct shm_stream *m, const struct iovec *iov, int n)
 {
-	size_t k, done, c, piece = ring_piece(m);
+	size_t k;
 	int64_t avail;
 	int err = __atomic_load_n(&m->err, __ATOMIC_RELAXED);
 
@@ -671,18 +679,8 @@ static ssize_t ring_readv(struct shm_stream *m, const struct iovec *iov, int n)
 	/* The writer backed them; a peer that lies gets -ENOSPC, not SIGBUS. */
 	if (ring_back(m, m->rx_data, &m->rx_pop, m->rx_head + k) < 0)
 		return -ENOSPC;
-	for (done = 0; done < k; done += c) {
-		c = k - done < piece ? k - done : piece;
-		ring_copy(m->rx_data, m->size, m->rx_head, iov, n, done, c, false);
-		__atomic_store_n(&m->rx_head, m->rx_head + c, __ATOMIC_RELAXED);
-		__atomic_store_n(sd_shm_u64(m->rx_r, SD_SHM_R_HEAD), m->rx_head,
-				 __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(sd_shm_u32(m->rx_w, SD_SHM_W_WAITING),
-				    __ATOMIC_SEQ_CST) &&
-		    __atomic_exchange_n(sd_shm_u32(m->rx_w, SD_SHM_W_WAITING), 0,
-					__ATOMIC_RELAXED))
-			bell(m);
-	}
+	ring_move(m, m->rx_data, &m->rx_head, sd_shm_u64(m->rx_r, SD_SHM_R_HEAD),
+		  sd_shm_u32(m->rx_w, SD_SHM_W_WAITING), iov, n, k, false);
 	return (ssize_t)k;
 }
 

@@ -70,6 +70,18 @@ static inline void sd_list_del(struct sd_list *n)
 	n->next = n->prev = n;
 }
 
+/* Moves every node of @from to the tail of @to, in order; @from is left empty. */
+static inline void sd_list_splice_tail(struct sd_list *to, struct sd_list *from)
+{
+	if (sd_list_empty(from))
+		return;
+	from->next->prev = to->prev;
+	from->prev->next = to;
+	to->prev->next = from->next;
+	to->prev = from->prev;
+	sd_list_init(from);
+}
+
 #define sd_list_for_each(pos, head) \
 	for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
 
