@@ -417,6 +417,17 @@ void sd_progress_park(struct sd_ep *ep)
 	sd_engine_tick_want();
 }
 
+/*
+ * Receives @ep has completed (rx.c counts them): what its consumer polls a
+ * receive EVD for.
+ */
+static uint64_t recv_count(const struct sd_ep *ep)
+{
+	return __atomic_load_n(&ep->cnt[DCNT_EP_RECV], __ATOMIC_RELAXED) +
+	       __atomic_load_n(&ep->cnt[DCNT_EP_RECV_RDMA_IMM],
+			       __ATOMIC_RELAXED);
+}
+
 bool sd_progress_tick(void)
 {
 	struct sd_list parked, busy;
@@ -432,6 +443,8 @@ bool sd_progress_tick(void)
 	while (!sd_list_empty(&parked)) {
 		struct sd_ep *ep = sd_container_of(parked.next, struct sd_ep,
 						   park_node);
+		uint32_t executed;
+		uint64_t recvs;
 
 		sd_list_del(&ep->park_node);
 		if (__atomic_exchange_n(&ep->driven, false, __ATOMIC_RELAXED)) {
@@ -444,16 +457,26 @@ bool sd_progress_tick(void)
 		/*
 		 * Input waited for this tick, and for one shortly before:
 		 * hold parking off (progress.h). Once alone is a consumer
-		 * that was preempted, not one that reads elsewhere.
+		 * that was preempted, not one that reads elsewhere. Only
+		 * one-sided requests count (an RDMA write, a read, an atomic
+		 * executed here): a message or an ACK is something its
+		 * consumer polls for and was kept from.
 		 */
+		executed = ep->rx.executed;
+		recvs = recv_count(ep);
 		if (ep->sock != NULL && ep->sock->phase == SD_SK_DATA &&
 		    ep->rx.state != SD_RX_BUF && sd_rx_progress(ep)) {
 			uint64_t now = uv_now(sd_engine_loop());
 
-			if (ep->park_caught != 0 &&
-			    now - ep->park_caught <= SD_PARK_CAUGHT_MS)
-				ep->park_hold = now + SD_PARK_HOLD_MS;
-			ep->park_caught = now;
+			if (ep->rx.executed - executed <=
+			    recv_count(ep) - recvs) {
+				ep->park_caught = 0;
+			} else {
+				if (ep->park_caught != 0 &&
+				    now - ep->park_caught <= SD_PARK_CAUGHT_MS)
+					ep->park_hold = now + SD_PARK_HOLD_MS;
+				ep->park_caught = now;
+			}
 			if (ep->sock != NULL)
 				sd_tx_progress(ep);	/* the ACKs it owes */
 		}

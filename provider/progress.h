@@ -134,12 +134,16 @@ void sd_progress_defer(struct sd_ep *ep);
  * consumer did not pass since the previous tick, so a consumer that stops
  * reading leaves its frames to the engine within two ticks.
  *
- * A tick that unparks a socket and finds input waiting, twice within
+ * A tick that unparks a socket and finds one-sided input waiting (an
+ * RDMA write, read or atomic, which completes nothing here), twice within
  * SD_PARK_CAUGHT_MS, has caught a consumer that reads its completions,
  * then spins on memory for the next RDMA write (dtest -W), and each round
  * trip would wait for the tick. The engine then does not park that EP for
  * SD_PARK_HOLD_MS (ep->park_hold): two stalls of at most two ticks per
- * that time, instead of one per round trip. Engine, ep->lock.
+ * that time, instead of one per round trip. A message or an ACK caught
+ * waiting is one its consumer polls for and was kept from (preempted):
+ * holding then would only set the engine racing that consumer. Engine,
+ * ep->lock.
  */
 void sd_progress_park(struct sd_ep *ep);
 

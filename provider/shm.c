@@ -886,10 +886,20 @@ static void tcp_ready_cb(struct sd_stream *tcp, int status, int events,
 		m->cb(s, status, events, m->arg);
 		return;
 	}
-	if (status < 0)
+	if (status < 0) {
 		__atomic_store_n(&m->eof, 1, __ATOMIC_RELEASE);
-	else
-		drain(m);
+	} else if (drain(m) && (m->events & UV_READABLE)) {
+		/*
+		 * A bell answered our arming, and the ring may be empty again:
+		 * a consumer polling it read first. Readable all the same, as
+		 * a socket would be: the core then sees it found nothing and
+		 * parks (progress.h), and the peer stops ringing for every
+		 * message, each bell a wake-up of this engine that takes a
+		 * CPU from a polling consumer.
+		 */
+		report(m, ring_ready(m, m->events) | UV_READABLE);
+		return;
+	}
 	report(m, ring_ready(m, m->events));
 }
 
