@@ -227,7 +227,7 @@ TEST_LINK_OBJS	:= $(O)/registry/conf.o
 TEST_LINK_OBJS	+= $(O)/provider/obj.o $(O)/provider/pz.o $(O)/provider/lmr.o \
 		   $(O)/provider/rmr.o $(O)/provider/api.o $(O)/provider/ctx.o $(O)/provider/cma.o \
 		   $(O)/provider/mem.o $(O)/provider/util.o $(O)/provider/trace.o \
-		   $(O)/provider/trace-api.o
+		   $(O)/provider/trace-api.o $(O)/provider/refuse.o
 
 $(O)/test/%.o: ALL_CFLAGS += -DTEST_SRCDIR='"$(abspath .)"' \
 		   -DTEST_SAN_CFLAGS='"$(SAN_FLAGS)"'

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -27,9 +28,18 @@
 #include "evq.h"
 #include "ia.h"
 #include "obj.h"
+#include "refuse.h"
 #include "util.h"
 
-#define SD_CNO_BAD_HANDLE SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO)
+/* The refusal of @call's cno_handle @h, which names no live CNO. */
+#define SD_CNO_BAD_HANDLE(call, h)					\
+	sd_refuse_handle(call, NULL, "cno_handle", h, SD_MAGIC_CNO,	\
+			 DAT_INVALID_HANDLE_CNO)
+
+/*
+ * DAT_QUEUE_EMPTY from dat_cno_wait and dat_cno_trigger is an outcome
+ * (no trigger came), not a refusal: it says nothing.
+ */
 
 /* The live CNO behind a consumer handle, or NULL. */
 static struct sd_cno *cno_from_handle(DAT_CNO_HANDLE h)
@@ -62,8 +72,9 @@ static void cno_take(struct sd_cno *cno, DAT_EVD_HANDLE *evd)
  * here on, even on failure) and lists it. DAT_SUCCESS or
  * DAT_INSUFFICIENT_RESOURCES.
  */
-static DAT_RETURN cno_new(struct sd_ia *ia, DAT_OS_WAIT_PROXY_AGENT agent,
-			  int fd, DAT_CNO_HANDLE *cno_handle)
+static DAT_RETURN cno_new(const char *call, struct sd_ia *ia,
+			  DAT_OS_WAIT_PROXY_AGENT agent, int fd,
+			  DAT_CNO_HANDLE *cno_handle)
 {
 	struct sd_cno *cno;
 
@@ -92,7 +103,9 @@ fail_cno:
 fail:
 	if (fd >= 0)
 		close(fd);
-	return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	return sd_refuse(call, &ia->obj, SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+						DAT_RESOURCE_MEMORY),
+			 "no memory for the CNO");
 }
 
 /*
@@ -108,10 +121,13 @@ DAT_RETURN DAT_API sd_cno_create(DAT_IA_HANDLE ia_handle,
 
 	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("cno_create", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	if (cno_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	return cno_new(ia, agent, -1, cno_handle);
+		return sd_refuse_null("cno_create", &ia->obj, "cno_handle",
+				      DAT_INVALID_ARG3);
+	return cno_new("cno_create", ia, agent, -1, cno_handle);
 }
 
 /*
@@ -132,17 +148,28 @@ DAT_RETURN DAT_API sd_cno_fd_create(DAT_IA_HANDLE ia_handle, DAT_FD *fd,
 
 	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("cno_fd_create", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	if (fd == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("cno_fd_create", &ia->obj, "fd",
+				      DAT_INVALID_ARG2);
 	if (cno_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("cno_fd_create", &ia->obj, "cno_handle",
+				      DAT_INVALID_ARG3);
 
 	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (efd < 0)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, errno == ENOMEM ?
-			      DAT_RESOURCE_MEMORY : DAT_RESOURCE_DEVICE);
-	ret = cno_new(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, efd, &h);
+	if (efd < 0) {
+		int e = errno;
+
+		return sd_refuse("cno_fd_create", &ia->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					e == ENOMEM ? DAT_RESOURCE_MEMORY :
+					DAT_RESOURCE_DEVICE),
+				 "no eventfd for the CNO: %s", strerror(e));
+	}
+	ret = cno_new("cno_fd_create", ia, DAT_OS_WAIT_PROXY_AGENT_NULL, efd,
+		      &h);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	*fd = efd;
@@ -163,9 +190,12 @@ DAT_RETURN DAT_API sd_cno_modify_agent(DAT_CNO_HANDLE cno_handle,
 	struct sd_cno *cno = cno_from_handle(cno_handle);
 
 	if (cno == NULL)
-		return SD_CNO_BAD_HANDLE;
+		return SD_CNO_BAD_HANDLE("cno_modify_agent", cno_handle);
 	if (cno->fd >= 0 && agent.proxy_agent_func != NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("cno_modify_agent", &cno->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "the CNO was made by dat_cno_fd_create: its fd "
+				 "is its one proxy, it takes no agent");
 	pthread_mutex_lock(&cno->lock);
 	cno->agent = agent;
 	pthread_mutex_unlock(&cno->lock);
@@ -184,9 +214,10 @@ DAT_RETURN DAT_API sd_cno_query(DAT_CNO_HANDLE cno_handle,
 	struct sd_cno *cno = cno_from_handle(cno_handle);
 
 	if (cno == NULL)
-		return SD_CNO_BAD_HANDLE;
+		return SD_CNO_BAD_HANDLE("cno_query", cno_handle);
 	if (param == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("cno_query", &cno->obj, "cno_param",
+				      DAT_INVALID_ARG3);
 
 	param->ia_handle = sd_obj_ia_handle(cno->obj.ia);
 	pthread_mutex_lock(&cno->lock);
@@ -219,15 +250,23 @@ DAT_RETURN DAT_API sd_cno_free(DAT_CNO_HANDLE cno_handle)
 
 	cno = cno_from_handle(cno_handle);
 	if (cno == NULL)
-		return SD_CNO_BAD_HANDLE;
+		return SD_CNO_BAD_HANDLE("cno_free", cno_handle);
 	ia = cno->obj.ia;
 
 	pthread_mutex_lock(&ia->lock);
 	pthread_mutex_lock(&cno->lock);
 	if (cno->refs > 0 || cno->waiters > 0) {
+		DAT_RETURN ret = sd_refuse("cno_free", &cno->obj,
+					   SD_ERR(DAT_INVALID_STATE,
+						  DAT_INVALID_STATE_CNO_IN_USE),
+					   "%s", cno->refs > 0 ?
+					   "EVDs still feed it (free them or "
+					   "dat_evd_modify_cno them away "
+					   "first)" : "a thread waits on it");
+
 		pthread_mutex_unlock(&cno->lock);
 		pthread_mutex_unlock(&ia->lock);
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_CNO_IN_USE);
+		return ret;
 	}
 	cno->obj.magic = SD_MAGIC_DEAD;
 	release = sd_trigger_retire(cno, owed);
@@ -261,9 +300,10 @@ DAT_RETURN DAT_API sd_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout,
 
 	cno = cno_from_handle(cno_handle);
 	if (cno == NULL)
-		return SD_CNO_BAD_HANDLE;
+		return SD_CNO_BAD_HANDLE("cno_wait", cno_handle);
 	if (evd_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("cno_wait", &cno->obj, "evd_handle",
+				      DAT_INVALID_ARG3);
 
 	pthread_mutex_lock(&cno->lock);
 	release = cno->release;
@@ -317,9 +357,10 @@ DAT_RETURN DAT_API sd_cno_trigger(DAT_CNO_HANDLE cno_handle,
 
 	cno = cno_from_handle(cno_handle);
 	if (cno == NULL)
-		return SD_CNO_BAD_HANDLE;
+		return SD_CNO_BAD_HANDLE("cno_trigger", cno_handle);
 	if (evd_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("cno_trigger", &cno->obj, "evd_handle",
+				      DAT_INVALID_ARG2);
 
 	pthread_mutex_lock(&cno->lock);
 	if (cno->fired) {

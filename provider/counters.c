@@ -111,6 +111,7 @@
 #include "ia.h"
 #include "obj.h"
 #include "qp.h"
+#include "refuse.h"
 #include "util.h"
 
 #define N(x) [x] = #x
@@ -183,6 +184,7 @@ static const char *const evd_names[DCNT_EVD_ALL_COUNTERS] = {
 
 /* The counters of one object. */
 struct cnt_set {
+	const struct sd_obj	*obj;		/* whose they are */
 	uint64_t		*c;
 	unsigned		n;		/* DCNT_xx_ALL_COUNTERS */
 	const char *const	*names;
@@ -198,21 +200,25 @@ static bool cnt_set(DAT_HANDLE h, struct cnt_set *s)
 	struct sd_ep *ep;
 
 	if (ia != NULL) {
+		s->obj = &ia->obj;
 		s->c = ia->cnt;
 		s->n = DCNT_IA_ALL_COUNTERS;
 		s->names = ia_names;
 		snprintf(s->what, sizeof(s->what), "IA %s", ia->name);
 	} else if ((ep = sd_ep_from_handle(h)) != NULL) {
+		s->obj = &ep->obj;
 		s->c = ep->cnt;
 		s->n = DCNT_EP_ALL_COUNTERS;
 		s->names = ep_names;
 		snprintf(s->what, sizeof(s->what), "EP %p", h);
 	} else if ((ud = sd_ud_ep_from_handle(h)) != NULL) {
+		s->obj = &ud->obj;
 		s->c = ud->cnt;
 		s->n = DCNT_EP_ALL_COUNTERS;
 		s->names = ep_names;
 		snprintf(s->what, sizeof(s->what), "UD EP %p", h);
 	} else if ((o = sd_obj_check(h, SD_MAGIC_EVD)) != NULL) {
+		s->obj = o;
 		s->c = sd_container_of(o, struct sd_evd, obj)->cnt;
 		s->n = DCNT_EVD_ALL_COUNTERS;
 		s->names = evd_names;
@@ -242,17 +248,39 @@ static bool cnt_range(const struct cnt_set *s, int cntr, unsigned *first,
 	return true;
 }
 
+/*
+ * The refusals of @call, made on @h, that a query and a print share: a
+ * handle with no counters, a counter out of range. DAT_SUCCESS when
+ * neither applies.
+ */
+static DAT_RETURN cnt_args(const char *call, DAT_HANDLE h, int cntr,
+			   struct cnt_set *s, unsigned *first, unsigned *end)
+{
+	if (!cnt_set(h, s))
+		return sd_refuse(call, NULL,
+				 SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1),
+				 "handle %p is not an IA, an EP or an EVD (the "
+				 "objects with counters)", h);
+	if (!cnt_range(s, cntr, first, end))
+		return sd_refuse(call, s->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "counter %d is not from 0 to %u (all)", cntr,
+				 s->n);
+	return DAT_SUCCESS;
+}
+
 DAT_RETURN sd_cnt_query(DAT_HANDLE h, int cntr, DAT_UINT64 *out, int reset)
 {
 	struct cnt_set s;
 	unsigned i, first, end;
+	DAT_RETURN ret;
 
-	if (!cnt_set(h, &s))
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
-	if (!cnt_range(&s, cntr, &first, &end))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = cnt_args("ib_query_counters", h, cntr, &s, &first, &end);
+	if (ret != DAT_SUCCESS)
+		return ret;
 	if (out == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("ib_query_counters", s.obj, "p_cntrs_out",
+				      DAT_INVALID_ARG3);
 	for (i = first; i < end; i++)
 		out[i - first] = cnt_take(&s, i, reset);
 	return DAT_SUCCESS;
@@ -262,11 +290,11 @@ DAT_RETURN sd_cnt_print(DAT_HANDLE h, int cntr, int reset)
 {
 	struct cnt_set s;
 	unsigned i, first, end;
+	DAT_RETURN ret;
 
-	if (!cnt_set(h, &s))
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
-	if (!cnt_range(&s, cntr, &first, &end))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = cnt_args("ib_print_counters", h, cntr, &s, &first, &end);
+	if (ret != DAT_SUCCESS)
+		return ret;
 	for (i = first; i < end; i++)
 		sd_log("%s: %s = %llu", s.what, s.names[i],
 		       (unsigned long long)cnt_take(&s, i, reset));
@@ -277,10 +305,16 @@ DAT_RETURN sd_cnt_start_stop(DAT_HANDLE h, int type, bool start)
 {
 	struct sd_ia *ia = sd_obj_ia(h);
 
+	const char *call = start ? "ib_start_counters" : "ib_stop_counters";
+
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle(call, NULL, "ia_handle", h, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	if (type != DCNT_IA_CM && type != DCNT_IA_LNK && type != DCNT_IA_DIAG)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse(call, &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "counter type %d is not DCNT_IA_CM, _LNK or "
+				 "_DIAG", type);
 	sd_dbg("IA %s: %s counter group %d: CM counters always count, "
 	       "link and diagnostic ones stay 0", ia->name,
 	       start ? "start" : "stop", type);

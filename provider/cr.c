@@ -49,9 +49,11 @@ DAT_RETURN DAT_API sd_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
 	struct sd_cr *cr = cr_from_handle(h);
 
 	if (cr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse_handle("cr_query", NULL, "cr_handle", h,
+					SD_MAGIC_CR, DAT_INVALID_HANDLE_CR);
 	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("cr_query", &cr->obj, "cr_param",
+				      DAT_INVALID_ARG3);
 	(void)mask;
 	p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&cr->remote;
 	p->remote_port_qual = cr->remote_port;
@@ -69,29 +71,70 @@ DAT_RETURN DAT_API sd_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 	DAT_RETURN ret = DAT_SUCCESS;
 
 	if (cr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
-	if (ep_handle == DAT_HANDLE_NULL)
+		return sd_refuse_handle("cr_accept", NULL, "cr_handle", h,
+					SD_MAGIC_CR, DAT_INVALID_HANDLE_CR);
+	if (ep_handle == DAT_HANDLE_NULL) {
 		ep = cr->ep;	/* the RSP's or the provider's EP */
-	else
+		if (ep == NULL)
+			return sd_refuse("cr_accept", &cr->obj,
+					 SD_ERR(DAT_INVALID_HANDLE,
+						DAT_INVALID_HANDLE_EP),
+					 "ep_handle is NULL and the request "
+					 "names no EP (it came to a PSP of "
+					 "DAT_PSP_CONSUMER_FLAG)");
+	} else {
 		ep = sd_ep_from_handle(ep_handle);
-	if (ep == NULL || ep->obj.ia != cr->obj.ia ||
-	    (cr->ep != NULL && ep != cr->ep))
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		if (ep == NULL || ep->obj.ia != cr->obj.ia)
+			return sd_refuse_handle("cr_accept", &cr->obj,
+						"ep_handle", ep_handle,
+						SD_MAGIC_EP,
+						DAT_INVALID_HANDLE_EP);
+		if (cr->ep != NULL && ep != cr->ep)
+			return sd_refuse("cr_accept", &cr->obj,
+					 SD_ERR(DAT_INVALID_HANDLE,
+						DAT_INVALID_HANDLE_EP),
+					 "ep_handle is %s, but the request is "
+					 "for %s (its RSP's or the provider's)",
+					 sd_obj_name(&ep->obj).s,
+					 sd_obj_name(&cr->ep->obj).s);
+	}
 	if (size < 0 || size > SD_MAX_PRIVATE_DATA)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("cr_accept", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "private_data_size %d is not from 0 to %d",
+				 (int)size, SD_MAX_PRIVATE_DATA);
 	if (size > 0 && pdata == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		return sd_refuse("cr_accept", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+				 "private_data is NULL, private_data_size %d",
+				 (int)size);
 	if (!cr_take(cr, SD_CR_ACCEPT))
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse("cr_accept", NULL,
+				 SD_ERR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_CR),
+				 "cr_handle %p: the request was accepted, "
+				 "rejected or handed off meanwhile", h);
 
 	pthread_mutex_lock(&ep->lock);
-	if (ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE) {
-		ret = sd_api_state_err(ep->state);
-	} else if (ep->state != (cr->ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING :
-					  DAT_EP_STATE_UNCONNECTED)) {
-		ret = sd_api_state_err(ep->state);
+	if (ep->state != (cr->ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING :
+				   DAT_EP_STATE_UNCONNECTED)) {
+		ret = sd_refuse("cr_accept", &cr->obj,
+				sd_api_state_err(ep->state),
+				"ep_handle %s is %s, needs %s%s",
+				sd_obj_name(&ep->obj).s,
+				sd_qp_state_name(ep->state),
+				cr->ep ? "TENTATIVE_CONNECTION_PENDING" :
+				"UNCONNECTED",
+				ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE ?
+				" (give it a PZ and a connection EVD with "
+				"dat_ep_modify)" : "");
 	} else if (ep->pz == NULL || ep->conn_evd == NULL) {
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
+		ret = sd_refuse("cr_accept", &cr->obj,
+				SD_ERR(DAT_INVALID_STATE,
+				       DAT_INVALID_STATE_EP_NOTREADY),
+				"ep_handle %s has no %s",
+				sd_obj_name(&ep->obj).s, ep->pz == NULL ? "PZ" :
+				"connection EVD");
 	} else {
 		ep->pdata_len = (uint16_t)size;
 		if (size > 0)
@@ -146,13 +189,24 @@ DAT_RETURN DAT_API sd_cr_reject(DAT_CR_HANDLE h, DAT_COUNT size,
 	struct sd_cr *cr = cr_from_handle(h);
 
 	if (cr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse_handle("cr_reject", NULL, "cr_handle", h,
+					SD_MAGIC_CR, DAT_INVALID_HANDLE_CR);
 	if (size < 0 || size > SD_MAX_PRIVATE_DATA)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("cr_reject", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "private_data_size %d is not from 0 to %d",
+				 (int)size, SD_MAX_PRIVATE_DATA);
 	if (size > 0 && pdata == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("cr_reject", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "private_data is NULL, private_data_size %d",
+				 (int)size);
 	if (!cr_take(cr, SD_CR_REJECT))
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse("cr_reject", NULL,
+				 SD_ERR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_CR),
+				 "cr_handle %p: the request was accepted, "
+				 "rejected or handed off meanwhile", h);
 	cr->rej_len = (uint16_t)size;
 	if (size > 0)
 		memcpy(cr->rej_pdata, pdata, (size_t)size);
@@ -183,16 +237,27 @@ DAT_RETURN DAT_API sd_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 	DAT_RETURN ret = DAT_SUCCESS;
 
 	if (cr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse_handle("cr_handoff", NULL, "cr_handle", h,
+					SD_MAGIC_CR, DAT_INVALID_HANDLE_CR);
 	if (sd_qual_port(qual) < 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("cr_handoff", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "handoff 0x%llx names no port (its low 16 bits "
+				 "are 0)", (unsigned long long)qual);
 	qual = (DAT_CONN_QUAL)sd_qual_port(qual);
 	ia = cr->obj.ia;
 	pthread_mutex_lock(&ia->lock);
 	if (cr->action != SD_CR_PENDING || cr->obj.magic != SD_MAGIC_CR) {
-		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		ret = sd_refuse("cr_handoff", NULL,
+				SD_ERR(DAT_INVALID_HANDLE,
+				       DAT_INVALID_HANDLE_CR),
+				"cr_handle %p: the request was accepted, "
+				"rejected or handed off meanwhile", h);
 	} else if (sd_sp_find(ia, qual) == NULL) {
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = sd_refuse("cr_handoff", &cr->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				"handoff %llu: no service point of this IA "
+				"listens there", (unsigned long long)qual);
 	} else {
 		cr->action = SD_CR_HANDOFF;
 		cr->handoff_qual = qual;

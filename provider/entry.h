@@ -118,8 +118,8 @@ SD_ENTRY_POINTS(SD_DECLARE_ENTRY)
 	X(ep_post_send, sd_ud_ep_post_send) \
 	X(ep_post_send_with_invalidate, sd_ud_ep_post_send_with_invalidate) \
 	X(ep_post_recv, sd_ud_ep_post_recv) \
-	X(ep_post_rdma_read, sd_ud_ep_post_rdma) \
-	X(ep_post_rdma_write, sd_ud_ep_post_rdma) \
+	X(ep_post_rdma_read, sd_ud_ep_post_rdma_read) \
+	X(ep_post_rdma_write, sd_ud_ep_post_rdma_write) \
 	X(ep_post_rdma_read_to_rmr, sd_ud_ep_post_rdma_read_to_rmr) \
 	X(ep_get_status, sd_ud_ep_get_status) \
 	X(ep_free, sd_ud_ep_free) \

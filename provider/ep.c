@@ -50,29 +50,54 @@
 /* ------------------------------------------------------------------ */
 /* Creation                                                            */
 
-/* Checks a consumer's EP attributes against the limits. */
-static bool attr_ok(const DAT_EP_ATTR *a, bool srq)
+/*
+ * Checks a consumer's EP attributes against the limits; when they break
+ * one, says which in @why (debugging on: sd_api_in_range). An EP of an
+ * SRQ (@srq) has no receive queue of its own: its max_recv_dtos is not
+ * looked at.
+ */
+static bool attr_ok(const DAT_EP_ATTR *a, bool srq, struct sd_why *why)
 {
 	const DAT_COMPLETION_FLAGS all = SD_COMPLETION_FLAGS_ALL;
+	const struct sd_api_range r[] = {
+		{ "max_message_size", (long long)a->max_message_size, 0,
+		  SD_MAX_MESSAGE_SIZE },
+		{ "max_rdma_size", (long long)a->max_rdma_size, 0,
+		  SD_MAX_RDMA_SIZE },
+		{ "max_recv_dtos", srq ? 0 : a->max_recv_dtos, 0,
+		  SD_MAX_DTO_PER_EP },
+		{ "max_request_dtos", a->max_request_dtos, 0, SD_MAX_DTO_PER_EP },
+		{ "max_recv_iov", a->max_recv_iov, 0, SD_MAX_IOV },
+		{ "max_request_iov", a->max_request_iov, 0, SD_MAX_IOV },
+		{ "max_rdma_read_in", a->max_rdma_read_in, 0,
+		  SD_MAX_RDMA_READ_PER_EP },
+		{ "max_rdma_read_out", a->max_rdma_read_out, 0,
+		  SD_MAX_RDMA_READ_PER_EP },
+		{ "max_rdma_read_iov", a->max_rdma_read_iov, 0, SD_MAX_IOV },
+		{ "max_rdma_write_iov", a->max_rdma_write_iov, 0, SD_MAX_IOV },
+		{ "srq_soft_hw",
+		  a->srq_soft_hw == DAT_WATERMARK_INFINITE ? 0 :
+		  a->srq_soft_hw, 0, INT32_MAX },
+	};
 
-	return a->service_type == DAT_SERVICE_TYPE_RC &&
-	       a->max_message_size <= SD_MAX_MESSAGE_SIZE &&
-	       a->max_rdma_size <= SD_MAX_RDMA_SIZE &&
-	       !(a->recv_completion_flags & ~all) &&
-	       !(a->request_completion_flags & ~all) &&
-	       (srq || (a->max_recv_dtos >= 0 &&
-			a->max_recv_dtos <= SD_MAX_DTO_PER_EP)) &&
-	       a->max_request_dtos >= 0 &&
-	       a->max_request_dtos <= SD_MAX_DTO_PER_EP &&
-	       a->max_recv_iov >= 0 && a->max_recv_iov <= SD_MAX_IOV &&
-	       a->max_request_iov >= 0 && a->max_request_iov <= SD_MAX_IOV &&
-	       a->max_rdma_read_in >= 0 &&
-	       a->max_rdma_read_in <= SD_MAX_RDMA_READ_PER_EP &&
-	       a->max_rdma_read_out >= 0 &&
-	       a->max_rdma_read_out <= SD_MAX_RDMA_READ_PER_EP &&
-	       a->max_rdma_read_iov >= 0 && a->max_rdma_read_iov <= SD_MAX_IOV &&
-	       a->max_rdma_write_iov >= 0 && a->max_rdma_write_iov <= SD_MAX_IOV &&
-	       (a->srq_soft_hw >= 0 || a->srq_soft_hw == DAT_WATERMARK_INFINITE);
+	if (a->service_type != DAT_SERVICE_TYPE_RC) {
+		if (SD_REFUSING())
+			sd_why_set(why, "service_type %u is not "
+				   "DAT_SERVICE_TYPE_RC", (unsigned)a->service_type);
+		return false;
+	}
+	if ((a->recv_completion_flags | a->request_completion_flags) & ~all) {
+		if (SD_REFUSING())
+			sd_why_set(why, "%s 0x%x has bits DAT 2.0 does not "
+				   "define", a->recv_completion_flags & ~all ?
+				   "recv_completion_flags" :
+				   "request_completion_flags",
+				   (unsigned)(a->recv_completion_flags & ~all ?
+					      a->recv_completion_flags :
+					      a->request_completion_flags));
+		return false;
+	}
+	return sd_api_in_range(r, SD_ARRAY_SIZE(r), why);
 }
 
 static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
@@ -80,50 +105,63 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 			    DAT_EVD_HANDLE conn_h, DAT_SRQ_HANDLE srq_h,
 			    const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out)
 {
+	const char *call = srq_h != DAT_HANDLE_NULL ? "ep_create_with_srq" :
+						      "ep_create";
 	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_evd *recv_evd, *req_evd, *conn_evd;
 	struct sd_srq *srq = NULL;
 	struct sd_pz *pz = NULL;
+	struct sd_why why;
 	struct sd_ep *ep;
+	DAT_RETURN ret;
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	if (pz_handle != DAT_HANDLE_NULL) {
-		struct sd_obj *o = sd_obj_check(pz_handle, SD_MAGIC_PZ);
-
-		if (o == NULL || o->ia != ia)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-		pz = sd_container_of(o, struct sd_pz, obj);
-	}
+		return sd_refuse_handle(call, NULL, "ia_handle", ia_handle,
+					SD_MAGIC_IA, DAT_INVALID_HANDLE_IA);
+	ret = sd_api_pz_arg(call, &ia->obj, ia, pz_handle, &pz);
+	if (ret != DAT_SUCCESS)
+		return ret;
 	/*
 	 * The EVDs may belong to another IA of this provider: OFED accepts
 	 * that, and dapltest's limit tests share one EVD among the EPs of
 	 * several IAs.
 	 */
-	if (sd_evq_from_handle(recv_h, DAT_EVD_DTO_FLAG, NULL, &recv_evd) < 0)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	if (sd_evq_from_handle(req_h, DAT_EVD_DTO_FLAG, NULL, &req_evd) < 0)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	if (sd_evq_from_handle(conn_h, DAT_EVD_CONNECTION_FLAG, NULL,
-			       &conn_evd) < 0)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
+	ret = sd_api_evd_arg(call, &ia->obj, "recv_evd_handle", recv_h,
+			     DAT_EVD_DTO_FLAG, NULL,
+			     DAT_INVALID_HANDLE_EVD_RECV, &recv_evd);
+	if (ret == DAT_SUCCESS)
+		ret = sd_api_evd_arg(call, &ia->obj, "request_evd_handle",
+				     req_h, DAT_EVD_DTO_FLAG, NULL,
+				     DAT_INVALID_HANDLE_EVD_REQUEST, &req_evd);
+	if (ret == DAT_SUCCESS)
+		ret = sd_api_evd_arg(call, &ia->obj, "connect_evd_handle",
+				     conn_h, DAT_EVD_CONNECTION_FLAG, NULL,
+				     DAT_INVALID_HANDLE_EVD_CONN, &conn_evd);
+	if (ret != DAT_SUCCESS)
+		return ret;
 	if (srq_h != DAT_HANDLE_NULL) {
 		srq = sd_srq_from_handle(srq_h);
 		if (srq == NULL || srq->obj.ia != ia)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+			return sd_refuse_handle(call, &ia->obj, "srq_handle",
+						srq_h, SD_MAGIC_SRQ,
+						DAT_INVALID_HANDLE_SRQ);
 	}
 	if (out == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, srq ? DAT_INVALID_ARG8 :
-							    DAT_INVALID_ARG7);
+		return sd_refuse_null(call, &ia->obj, "ep_handle",
+				      srq ? DAT_INVALID_ARG8 : DAT_INVALID_ARG7);
 	if (attr == NULL)
 		attr = &sd_qp_default_attr;
-	else if (!attr_ok(attr, srq != NULL))
-		return SD_ERR(DAT_INVALID_PARAMETER, srq ? DAT_INVALID_ARG7 :
-							    DAT_INVALID_ARG6);
+	else if (!attr_ok(attr, srq != NULL, &why))
+		return sd_refuse(call, &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, srq ?
+					DAT_INVALID_ARG7 : DAT_INVALID_ARG6),
+				 "ep_attr: %s", why.s);
 
 	ep = sd_qp_new(ia, attr, srq);
 	if (ep == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse(call, &ia->obj, SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+							DAT_RESOURCE_MEMORY),
+				 "no memory for the EP and its queues");
 	ep->pz = pz;
 	ep->recv_evd = recv_evd;
 	ep->req_evd = req_evd;
@@ -167,7 +205,9 @@ DAT_RETURN DAT_API sd_ep_create_with_srq(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 					 const DAT_EP_ATTR *attr, DAT_EP_HANDLE *ep)
 {
 	if (srq == DAT_HANDLE_NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+		return sd_refuse_handle("ep_create_with_srq", NULL, "srq_handle",
+					srq, SD_MAGIC_SRQ,
+					DAT_INVALID_HANDLE_SRQ);
 	return ep_create(ia, pz, recv_evd, req_evd, conn_evd, srq, attr, ep);
 }
 
@@ -192,9 +232,11 @@ DAT_RETURN DAT_API sd_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	struct sd_ia *ia;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_query", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("ep_query", &ep->obj, "ep_param",
+				      DAT_INVALID_ARG3);
 	(void)mask;	/* everything is cheap: fill it all */
 	ia = ep->obj.ia;
 	memset(p, 0, sizeof(*p));
@@ -269,31 +311,42 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 {
 	struct sd_ep *ep = sd_ep_from_handle(h);
 	struct sd_evd *recv_evd, *req_evd, *conn_evd;
+	struct sd_why why;
 	struct sd_pz *pz;
 	struct sd_ia *ia;
 	DAT_EP_ATTR a;
 	DAT_RETURN ret;
-	bool bad;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_modify", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	ia = ep->obj.ia;
-	ret = sd_api_modify_args(ia, mask, p, &pz);
+	ret = sd_api_modify_args(&ep->obj, mask, p, &pz);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	bad = sd_evq_from_handle(p->recv_evd_handle, DAT_EVD_DTO_FLAG, NULL,
-				 &recv_evd) < 0;
-	if (bad && mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	bad = sd_evq_from_handle(p->request_evd_handle, DAT_EVD_DTO_FLAG, NULL,
-				 &req_evd) < 0;
-	if (bad && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	bad = sd_evq_from_handle(p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG,
-				 NULL, &conn_evd) < 0;
-	if (bad && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
-	ret = sd_api_modify_attr_check(mask, &p->ep_attr, DAT_SERVICE_TYPE_RC);
+	/* An EVD the mask does not name is not looked at. */
+	recv_evd = req_evd = conn_evd = NULL;
+	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
+		ret = sd_api_evd_arg("ep_modify", &ep->obj,
+				     "ep_param.recv_evd_handle",
+				     p->recv_evd_handle, DAT_EVD_DTO_FLAG, NULL,
+				     DAT_INVALID_HANDLE_EVD_RECV, &recv_evd);
+	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
+		ret = sd_api_evd_arg("ep_modify", &ep->obj,
+				     "ep_param.request_evd_handle",
+				     p->request_evd_handle, DAT_EVD_DTO_FLAG,
+				     NULL, DAT_INVALID_HANDLE_EVD_REQUEST,
+				     &req_evd);
+	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
+		ret = sd_api_evd_arg("ep_modify", &ep->obj,
+				     "ep_param.connect_evd_handle",
+				     p->connect_evd_handle,
+				     DAT_EVD_CONNECTION_FLAG, NULL,
+				     DAT_INVALID_HANDLE_EVD_CONN, &conn_evd);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	ret = sd_api_modify_attr_check(&ep->obj, mask, &p->ep_attr,
+				       DAT_SERVICE_TYPE_RC);
 	if (ret != DAT_SUCCESS)
 		return ret;
 
@@ -303,33 +356,66 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	a = ep->attr;
 	sd_api_attr_take(&a, mask, &p->ep_attr);
 	sd_qp_attr_defaults(&a);
-	if (!attr_ok(&a, ep->srq != NULL)) {
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!attr_ok(&a, ep->srq != NULL, &why)) {
+		ret = sd_refuse("ep_modify", &ep->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				"ep_param.ep_attr: %s", why.s);
 		goto out;
 	}
 
 	/* The state each field needs. */
-	if (ep->freed || !before_connect(ep->state) ||
-	    (mask & DAT_EP_FIELD_PZ_HANDLE && !quiescent(ep->state)) ||
-	    (mask & EP_FIELDS_SPECIFIC &&
-	     ep->state != DAT_EP_STATE_UNCONNECTED &&
-	     ep->state != DAT_EP_STATE_UNCONFIGURED_UNCONNECTED)) {
-		ret = sd_api_state_err(ep->state);
+	if (ep->freed) {
+		ret = sd_refuse("ep_modify", &ep->obj,
+				sd_api_state_err(ep->state),
+				"the EP is being freed");
+		goto out;
+	}
+	if (!before_connect(ep->state)) {
+		ret = sd_api_bad_state("ep_modify", &ep->obj, ep->state,
+				       "UNCONNECTED, RESERVED or "
+				       "TENTATIVE_CONNECTION_PENDING (before "
+				       "a connection is asked for or accepted)");
+		goto out;
+	}
+	if (mask & DAT_EP_FIELD_PZ_HANDLE && !quiescent(ep->state)) {
+		ret = sd_api_bad_state("ep_modify", &ep->obj, ep->state,
+				       "UNCONNECTED or "
+				       "TENTATIVE_CONNECTION_PENDING to change "
+				       "the PZ");
+		goto out;
+	}
+	if (mask & EP_FIELDS_SPECIFIC &&
+	    ep->state != DAT_EP_STATE_UNCONNECTED &&
+	    ep->state != DAT_EP_STATE_UNCONFIGURED_UNCONNECTED) {
+		ret = sd_api_bad_state("ep_modify", &ep->obj, ep->state,
+				       "UNCONNECTED to change the specific "
+				       "attributes");
 		goto out;
 	}
 	if (a.recv_completion_flags != ep->attr.recv_completion_flags &&
 	    ep->rq.count > 0) {
-		ret = sd_api_state_err(ep->state);
+		ret = sd_refuse("ep_modify", &ep->obj,
+				sd_api_state_err(ep->state),
+				"recv_completion_flags cannot change with %u "
+				"receives posted", (unsigned)ep->rq.count);
 		goto out;
 	}
 	switch (sd_qp_resize(ep, &a)) {
 	case 0:
 		break;
 	case -EBUSY:	/* only with nothing posted: receives may be queued */
-		ret = sd_api_state_err(ep->state);
+		ret = sd_refuse("ep_modify", &ep->obj,
+				sd_api_state_err(ep->state),
+				"the queue depths or segment counts cannot "
+				"change with DTOs posted (%u receives, %u "
+				"requests)", (unsigned)ep->rq.count,
+				(unsigned)ep->sq.count);
 		goto out;
 	default:
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		ret = sd_refuse("ep_modify", &ep->obj,
+				SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       DAT_RESOURCE_MEMORY),
+				"no memory for the resized queues");
 		goto out;
 	}
 	ep->attr = a;
@@ -377,17 +463,29 @@ out:
  * (_MALFORMED), a multicast or broadcast one no IA (_UNSUPPORTED). Copies
  * it into @ss and returns DAT_SUCCESS.
  */
-static DAT_RETURN remote_addr(const struct sockaddr *sa, struct sockaddr_storage *ss)
+static DAT_RETURN remote_addr(const char *call, const struct sd_ep *ep,
+			      const struct sockaddr *sa,
+			      struct sockaddr_storage *ss)
 {
+	const DAT_RETURN malformed = SD_ERR(DAT_INVALID_ADDRESS,
+					    DAT_INVALID_ADDRESS_MALFORMED);
+	const DAT_RETURN unsupported = SD_ERR(DAT_INVALID_ADDRESS,
+					      DAT_INVALID_ADDRESS_UNSUPPORTED);
+
 	memset(ss, 0, sizeof(*ss));
 	if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
 		uint32_t a = ntohl(sin->sin_addr.s_addr);
 
 		if (a == INADDR_ANY)
-			return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_MALFORMED);
+			return sd_refuse(call, &ep->obj, malformed,
+					 "remote_ia_address 0.0.0.0 names no "
+					 "host");
 		if (IN_MULTICAST(a) || a == INADDR_BROADCAST)
-			return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+			return sd_refuse(call, &ep->obj, unsupported,
+					 "remote_ia_address 0x%08x is a "
+					 "multicast or broadcast address",
+					 (unsigned)a);
 		memcpy(ss, sin, sizeof(*sin));
 		return DAT_SUCCESS;
 	}
@@ -395,13 +493,18 @@ static DAT_RETURN remote_addr(const struct sockaddr *sa, struct sockaddr_storage
 		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
 
 		if (IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr))
-			return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_MALFORMED);
+			return sd_refuse(call, &ep->obj, malformed,
+					 "remote_ia_address :: names no host");
 		if (IN6_IS_ADDR_MULTICAST(&sin6->sin6_addr))
-			return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+			return sd_refuse(call, &ep->obj, unsupported,
+					 "remote_ia_address is an IPv6 "
+					 "multicast address");
 		memcpy(ss, sin6, sizeof(*sin6));
 		return DAT_SUCCESS;
 	}
-	return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+	return sd_refuse(call, &ep->obj, unsupported, "remote_ia_address has "
+			 "address family %u, neither AF_INET nor AF_INET6",
+			 (unsigned)sa->sa_family);
 }
 
 /* The port of an IPv4 or IPv6 socket address. */
@@ -421,7 +524,7 @@ static DAT_CONN_QUAL addr_port(const struct sockaddr_storage *ss)
  * engine does the rest (cm.c); the EP is ACTIVE_CONNECTION_PENDING when
  * this returns DAT_SUCCESS.
  */
-static DAT_RETURN ep_start_connect(struct sd_ep *ep,
+static DAT_RETURN ep_start_connect(const char *call, struct sd_ep *ep,
 				   const struct sockaddr_storage *remote,
 				   DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
 				   DAT_COUNT pdata_size, const void *pdata)
@@ -429,10 +532,18 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 	struct sockaddr_storage was;
 	int r;
 
-	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->freed)
-		return sd_api_state_err(ep->state);
+	if (ep->state != DAT_EP_STATE_UNCONNECTED)
+		return sd_api_bad_state(call, &ep->obj, ep->state,
+					"UNCONNECTED");
+	if (ep->freed)
+		return sd_refuse(call, &ep->obj, sd_api_state_err(ep->state),
+				 "the EP is being freed");
 	if (ep->pz == NULL || ep->conn_evd == NULL)
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
+		return sd_refuse(call, &ep->obj,
+				 SD_ERR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_EP_NOTREADY),
+				 "the EP has no %s", ep->pz == NULL ? "PZ" :
+				 "connection EVD");
 	/*
 	 * The stream now, on the caller's thread, so that a process out of
 	 * descriptors (or memory) hears it from this call, as from OFED's
@@ -453,7 +564,11 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
 	r = sd_cm_open(ep, &ep->connect_stream);
 	if (r == -EMFILE || r == -ENFILE || r == -ENOBUFS || r == -ENOMEM) {
 		ep->remote = was;
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		return sd_refuse(call, &ep->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_TEP),
+				 "no socket for the connection: %s",
+				 strerror(-r));
 	}
 	ep->remote_port = conn_qual;
 	ep->active = true;
@@ -478,20 +593,30 @@ static DAT_RETURN ep_start_connect(struct sd_ep *ep,
  * DAT_INVALID_PARAMETER) then the private data's size and pointer, at
  * argument positions @arg_timeout, @arg_timeout + 1 and + 2 of the call.
  */
-static DAT_RETURN connect_args(DAT_TIMEOUT timeout, DAT_COUNT size,
+static DAT_RETURN connect_args(const char *call, const struct sd_ep *ep,
+			       DAT_TIMEOUT timeout, DAT_COUNT size,
 			       const void *pdata, DAT_RETURN_SUBTYPE arg_timeout)
 {
 	if (timeout == 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, arg_timeout);
+		return sd_refuse(call, &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, arg_timeout),
+				 "timeout 0: a connection cannot be made in no "
+				 "time");
 	if (size < 0 || size > SD_MAX_PRIVATE_DATA)
-		return SD_ERR(DAT_INVALID_PARAMETER, arg_timeout + 1);
+		return sd_refuse(call, &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, arg_timeout + 1),
+				 "private_data_size %d is not from 0 to %d",
+				 (int)size, SD_MAX_PRIVATE_DATA);
 	if (size > 0 && pdata == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, arg_timeout + 2);
+		return sd_refuse(call, &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, arg_timeout + 2),
+				 "private_data is NULL, private_data_size %d",
+				 (int)size);
 	return DAT_SUCCESS;
 }
 
 /* ep_start_connect under ep->lock, for the three connect calls. */
-static DAT_RETURN start_connect(struct sd_ep *ep,
+static DAT_RETURN start_connect(const char *call, struct sd_ep *ep,
 				const struct sockaddr_storage *remote,
 				DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
 				DAT_COUNT pdata_size, const void *pdata)
@@ -499,8 +624,8 @@ static DAT_RETURN start_connect(struct sd_ep *ep,
 	DAT_RETURN ret;
 
 	pthread_mutex_lock(&ep->lock);
-	ret = ep_start_connect(ep, remote, conn_qual, timeout, pdata_size,
-			       pdata);
+	ret = ep_start_connect(call, ep, remote, conn_qual, timeout,
+			       pdata_size, pdata);
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
 }
@@ -522,23 +647,40 @@ DAT_RETURN DAT_API sd_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 
 	(void)qos;
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_connect", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	if (addr == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	ret = remote_addr(addr, &ss);
+		return sd_refuse_null("ep_connect", &ep->obj,
+				      "remote_ia_address", DAT_INVALID_ARG2);
+	ret = remote_addr("ep_connect", ep, addr, &ss);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (sd_qual_port(conn_qual) < 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "remote_conn_qual 0x%llx names no port (its "
+				 "low 16 bits are 0)",
+				 (unsigned long long)conn_qual);
 	conn_qual = (DAT_CONN_QUAL)sd_qual_port(conn_qual);
-	ret = connect_args(timeout, pdata_size, pdata, DAT_INVALID_ARG4);
+	ret = connect_args("ep_connect", ep, timeout, pdata_size, pdata,
+			   DAT_INVALID_ARG4);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (flags & DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)
-		return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0),
+				 "connect_flags 0x%x: "
+				 "DAT_CONNECT_MULTIPATH_REQUIRED_FLAG, and "
+				 "softdapl has one path", (unsigned)flags);
 	if (flags & ~(DAT_CONNECT_MULTIPATH_FLAG))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
-	return start_connect(ep, &ss, conn_qual, timeout, pdata_size, pdata);
+		return sd_refuse_bits("ep_connect", &ep->obj,
+				      SD_ERR(DAT_INVALID_PARAMETER,
+					     DAT_INVALID_ARG8),
+				      "connect_flags", flags,
+				      DAT_CONNECT_MULTIPATH_FLAG |
+				      DAT_CONNECT_MULTIPATH_REQUIRED_FLAG);
+	return start_connect("ep_connect", ep, &ss, conn_qual, timeout,
+			     pdata_size, pdata);
 }
 
 /*
@@ -562,26 +704,43 @@ DAT_RETURN DAT_API sd_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 	DAT_RETURN ret = DAT_SUCCESS;
 
 	(void)qos;
-	if (ep == NULL || dup == NULL || dup->obj.ia != ep->obj.ia)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (ep == NULL)
+		return sd_refuse_handle("ep_dup_connect", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
+	if (dup == NULL || dup->obj.ia != ep->obj.ia)
+		return sd_refuse_handle("ep_dup_connect", &ep->obj,
+					"ep_dup_handle", dup_h, SD_MAGIC_EP,
+					DAT_INVALID_HANDLE_EP);
 	if (dup == ep)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	ret = connect_args(timeout, pdata_size, pdata, DAT_INVALID_ARG3);
+		return sd_refuse("ep_dup_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "ep_dup_handle is the EP itself");
+	ret = connect_args("ep_dup_connect", ep, timeout, pdata_size, pdata,
+			   DAT_INVALID_ARG3);
 	if (ret != DAT_SUCCESS)
 		return ret;
 
 	/* One EP lock at a time: no order is defined between two EPs. */
 	pthread_mutex_lock(&dup->lock);
 	if (dup->state != DAT_EP_STATE_CONNECTED)
-		ret = sd_api_state_err(dup->state);
+		ret = sd_refuse("ep_dup_connect", &ep->obj,
+				sd_api_state_err(dup->state),
+				"ep_dup_handle %s is %s, needs CONNECTED",
+				sd_obj_name(&dup->obj).s,
+				sd_qp_state_name(dup->state));
 	else if (!dup->active)
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = sd_refuse("ep_dup_connect", &ep->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				"ep_dup_handle %s was connected by its peer: "
+				"it knows no service point to connect to",
+				sd_obj_name(&dup->obj).s);
 	ss = dup->remote;
 	port = dup->remote_port;
 	pthread_mutex_unlock(&dup->lock);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	return start_connect(ep, &ss, port, timeout, pdata_size, pdata);
+	return start_connect("ep_dup_connect", ep, &ss, port, timeout,
+			     pdata_size, pdata);
 }
 
 /*
@@ -600,19 +759,26 @@ DAT_RETURN DAT_API sd_ep_common_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr
 	DAT_RETURN ret;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_common_connect", NULL, "ep_handle",
+					h, SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	if (addr == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	ret = remote_addr(addr, &ss);
+		return sd_refuse_null("ep_common_connect", &ep->obj,
+				      "remote_ia_address", DAT_INVALID_ARG2);
+	ret = remote_addr("ep_common_connect", ep, addr, &ss);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (addr_port(&ss) == 0)
-		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_MALFORMED);
-	ret = connect_args(timeout, pdata_size, pdata, DAT_INVALID_ARG3);
+		return sd_refuse("ep_common_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_ADDRESS,
+					DAT_INVALID_ADDRESS_MALFORMED),
+				 "remote_ia_address has port 0, which names no "
+				 "service point");
+	ret = connect_args("ep_common_connect", ep, timeout, pdata_size, pdata,
+			   DAT_INVALID_ARG3);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	return start_connect(ep, &ss, addr_port(&ss), timeout, pdata_size,
-			     pdata);
+	return start_connect("ep_common_connect", ep, &ss, addr_port(&ss),
+			     timeout, pdata_size, pdata);
 }
 
 DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
@@ -622,9 +788,14 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 	struct sd_hdr disc;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_disconnect", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("ep_disconnect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "disconnect_flags 0x%x is neither "
+				 "DAT_CLOSE_ABRUPT_FLAG nor "
+				 "DAT_CLOSE_GRACEFUL_FLAG", (unsigned)flags);
 
 	pthread_mutex_lock(&ep->lock);
 	sd_tx_ctl(ep, &disc, SD_OP_DISCONNECT, SD_TAG_NONE, 0);
@@ -664,7 +835,9 @@ DAT_RETURN DAT_API sd_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 		 * "Disallowed" in UNCONNECTED, RESERVED, PASSIVE_ and
 		 * TENTATIVE_CONNECTION_PENDING (and the UNCONFIGURED_ ones).
 		 */
-		ret = sd_api_state_err(ep->state);
+		ret = sd_api_bad_state("ep_disconnect", &ep->obj, ep->state,
+				       "CONNECTED, a connection pending on "
+				       "this side, or DISCONNECTED");
 		break;
 	}
 	pthread_mutex_unlock(&ep->lock);
@@ -677,7 +850,8 @@ DAT_RETURN DAT_API sd_ep_reset(DAT_EP_HANDLE h)
 	DAT_RETURN ret = DAT_SUCCESS;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_reset", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		sd_tx_reset(ep);
@@ -688,7 +862,8 @@ DAT_RETURN DAT_API sd_ep_reset(DAT_EP_HANDLE h)
 		sd_qp_set_state(ep, DAT_EP_STATE_UNCONNECTED, "dat_ep_reset");
 	} else if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		/* UNCONNECTED: a no-op, posted receives stay (dat_ep_reset). */
-		ret = sd_api_state_err(ep->state);
+		ret = sd_api_bad_state("ep_reset", &ep->obj, ep->state,
+				       "DISCONNECTED or UNCONNECTED");
 	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
@@ -700,7 +875,8 @@ DAT_RETURN DAT_API sd_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
 	struct sd_ep *ep = sd_ep_from_handle(h);
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_get_status", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
 	if (state)
 		*state = ep->state;
@@ -717,7 +893,8 @@ DAT_RETURN DAT_API sd_ep_free(DAT_EP_HANDLE h)
 	struct sd_ep *ep = sd_ep_from_handle(h);
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_free", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
 	switch (ep->state) {
 	case DAT_EP_STATE_RESERVED:
@@ -726,7 +903,12 @@ DAT_RETURN DAT_API sd_ep_free(DAT_EP_HANDLE h)
 	case DAT_EP_STATE_UNCONFIGURED_PASSIVE:
 	case DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_UNCONFIGURED_TENTATIVE: {
-		DAT_RETURN ret = sd_api_state_err(ep->state);
+		DAT_RETURN ret = sd_api_bad_state("ep_free", &ep->obj,
+						  ep->state, "a state with no "
+						  "service point or request "
+						  "holding the EP (free the "
+						  "RSP, or accept or reject the "
+						  "request, first)");
 
 		pthread_mutex_unlock(&ep->lock);
 		return ret;
@@ -754,7 +936,8 @@ DAT_RETURN DAT_API sd_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
 	DAT_COUNT n;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_recv_query", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
 	n = sd_qp_recv_count(ep);
 	pthread_mutex_unlock(&ep->lock);
@@ -788,11 +971,18 @@ DAT_RETURN DAT_API sd_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
 	struct sd_ep *ep = sd_ep_from_handle(h);
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_set_watermark", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	if (soft < 0 && soft != DAT_WATERMARK_INFINITE)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("ep_set_watermark", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "soft_high_watermark %d is neither a count nor "
+				 "DAT_WATERMARK_INFINITE", (int)soft);
 	if (hard < 0 && hard != DAT_WATERMARK_INFINITE)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("ep_set_watermark", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "hard_high_watermark %d is neither a count nor "
+				 "DAT_WATERMARK_INFINITE", (int)hard);
 	pthread_mutex_lock(&ep->lock);
 	ep->soft_hw = soft;
 	ep->soft_armed = soft != DAT_WATERMARK_INFINITE;

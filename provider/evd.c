@@ -116,11 +116,17 @@
 #include "obj.h"
 #include "progress.h"
 #include "qp.h"	/* evd_threshold_allowed reads the IA's EPs */
+#include "refuse.h"
 #include "trace.h"
 #include "util.h"
 
-#define SD_EVD_BAD_HANDLE \
-	SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST)
+/*
+ * The refusal of @call's evd_handle @h, which names no live EVD: OFED's
+ * subtype for every EVD call, EVD_REQUEST.
+ */
+#define SD_EVD_BAD_HANDLE(call, h)					\
+	sd_refuse_handle(call, NULL, "evd_handle", h, SD_MAGIC_EVD,	\
+			 DAT_INVALID_HANDLE_EVD_REQUEST)
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                            */
@@ -170,28 +176,42 @@ DAT_RETURN DAT_API sd_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 				 DAT_CNO_HANDLE cno_handle, DAT_EVD_FLAGS flags,
 				 DAT_EVD_HANDLE *evd_handle)
 {
+	const struct sd_argpos pos = { .count = DAT_INVALID_ARG2,
+				       .flags = DAT_INVALID_ARG4 };
 	struct sd_cno *cno = NULL;
 	struct sd_evd *evd;
 	struct sd_ia *ia;
-	DAT_RETURN ret;
+	int r;
 
 	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("evd_create", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	if (cno_handle != DAT_HANDLE_NULL) {
 		cno = cno_from_handle(cno_handle);
 		if (cno == NULL || cno->obj.ia != ia)
-			return SD_ERR(DAT_INVALID_HANDLE,
-				      DAT_INVALID_HANDLE_CNO);
+			return sd_refuse_handle("evd_create", &ia->obj,
+						"cno_handle", cno_handle,
+						SD_MAGIC_CNO,
+						DAT_INVALID_HANDLE_CNO);
 	}
 	if (evd_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		return sd_refuse_null("evd_create", &ia->obj, "evd_handle",
+				      DAT_INVALID_ARG5);
 
-	ret = sd_api_err(sd_evq_create(ia, qlen, flags, &evd),
-			 &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
-					      .flags = DAT_INVALID_ARG4 });
-	if (ret != DAT_SUCCESS)
-		return ret;
+	r = sd_evq_create(ia, qlen, flags, &evd);
+	if (r == -EOPNOTSUPP)
+		return sd_refuse_bits("evd_create", &ia->obj,
+				      sd_api_errno(r, &pos), "evd_flags", flags,
+				      SD_EVD_FLAGS_KNOWN);
+	if (r == -EOVERFLOW)
+		return sd_api_fail("evd_create", &ia->obj, r, &pos,
+				   "evd_min_qlen %d, max_evd_qlen %d", (int)qlen,
+				   SD_MAX_EVD_QLEN);
+	if (r < 0)
+		return sd_api_fail("evd_create", &ia->obj, r, &pos,
+				   "evd_min_qlen %d", (int)qlen);
 	if (cno != NULL) {
 		pthread_mutex_lock(&ia->lock);
 		(void)sd_evq_set_cno(evd, cno, false);	/* no old CNO */
@@ -216,15 +236,27 @@ DAT_RETURN DAT_API sd_evd_free(DAT_EVD_HANDLE evd_handle)
 
 	evd = evd_from_handle(evd_handle);
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_free", evd_handle);
 	ia = evd->obj.ia;
 
 	pthread_mutex_lock(&ia->lock);
 	pthread_mutex_lock(&evd->lock);
 	if (evd->refs > 0 || evd->waiters > 0 || ia->async_evd == evd) {
+		DAT_RETURN ret = sd_refuse("evd_free", &evd->obj,
+					   SD_ERR(DAT_INVALID_STATE,
+						  DAT_INVALID_STATE_EVD_IN_USE),
+					   "%s", evd->refs > 0 ?
+					   "EPs, service points or another "
+					   "IA's async errors still use it "
+					   "(free them first)" :
+					   evd->waiters > 0 ?
+					   "a thread waits on it" :
+					   "it is the IA's async EVD (freed by "
+					   "dat_ia_close)");
+
 		pthread_mutex_unlock(&evd->lock);
 		pthread_mutex_unlock(&ia->lock);
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+		return ret;
 	}
 	evd->obj.magic = SD_MAGIC_DEAD;
 	pthread_mutex_unlock(&evd->lock);
@@ -258,6 +290,8 @@ static DAT_RETURN evd_empty_ret(const struct sd_evd *evd)
 
 /* DAT_INVALID_STATE for an EVD that overflowed (see the top). */
 #define SD_EVD_OVERFLOWED SD_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE)
+static const char evd_overflowed_why[] =
+	"the EVD overflowed (an event found it full) and is out of service";
 
 /*
  * dat_evd_dequeue: the oldest event, DAT_QUEUE_EMPTY when there is none
@@ -274,9 +308,10 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 
 	evd = evd_from_handle(evd_handle);
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_dequeue", evd_handle);
 	if (event == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("evd_dequeue", &evd->obj, "event",
+				      DAT_INVALID_ARG2);
 
 	sd_polled();	/* a consumer is at work: the engine need not spin */
 	pthread_mutex_lock(&evd->lock);
@@ -285,9 +320,14 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 		yield = !sd_progress_poll(evd);
 	}
 	if (evd->overflowed)
-		ret = SD_EVD_OVERFLOWED;
+		ret = sd_refuse("evd_dequeue", &evd->obj, SD_EVD_OVERFLOWED,
+				"%s", evd_overflowed_why);
 	else if (evd->waiters > 0)
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
+		ret = sd_refuse("evd_dequeue", &evd->obj,
+				SD_ERR(DAT_INVALID_STATE,
+				       DAT_INVALID_STATE_EVD_WAITER),
+				"a thread waits on the EVD (dat_evd_wait owns "
+				"it meanwhile)");
 	else if (evd->count == 0)
 		ret = evd_empty_ret(evd);
 	else
@@ -314,11 +354,13 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
  * or DAT_INVALID_STATE with EVD_CONFIG_SOLICITED when an EP receives on
  * @evd with DAT_COMPLETION_SOLICITED_WAIT_FLAG, EVD_CONFIG_NOTIFY when an
  * EP completes receives or requests on it with
- * DAT_COMPLETION_UNSIGNALLED_FLAG. Only DTO EVDs in use can be either.
- * Takes ia->lock, then each EP's lock in turn (the lock order); the
- * caller holds no lock. O(EPs of the IA), for thresholds above 1 only.
+ * DAT_COMPLETION_UNSIGNALLED_FLAG, saying which EP in @why (refuse.h).
+ * Only DTO EVDs in use can be either. Takes ia->lock, then each EP's
+ * lock in turn (the lock order); the caller holds no lock. O(EPs of the
+ * IA), for thresholds above 1 only.
  */
-static DAT_RETURN evd_threshold_allowed(struct sd_evd *evd)
+static DAT_RETURN evd_threshold_allowed(struct sd_evd *evd,
+					struct sd_why *why)
 {
 	struct sd_ia *ia = evd->obj.ia;
 	DAT_RETURN ret = DAT_SUCCESS;
@@ -340,11 +382,21 @@ static DAT_RETURN evd_threshold_allowed(struct sd_evd *evd)
 		if (recv & DAT_COMPLETION_SOLICITED_WAIT_FLAG) {
 			ret = SD_ERR(DAT_INVALID_STATE,
 				     DAT_INVALID_STATE_EVD_CONFIG_SOLICITED);
+			if (SD_REFUSING())
+				sd_why_set(why, "%s receives on the EVD with "
+					   "DAT_COMPLETION_SOLICITED_WAIT_FLAG",
+					   sd_obj_name(&ep->obj).s);
 			break;
 		}
 		if ((recv | req) & DAT_COMPLETION_UNSIGNALLED_FLAG) {
 			ret = SD_ERR(DAT_INVALID_STATE,
 				     DAT_INVALID_STATE_EVD_CONFIG_NOTIFY);
+			if (SD_REFUSING())
+				sd_why_set(why, "%s completes %s on the EVD "
+					   "with DAT_COMPLETION_UNSIGNALLED_FLAG",
+					   sd_obj_name(&ep->obj).s,
+					   recv & DAT_COMPLETION_UNSIGNALLED_FLAG ?
+					   "receives" : "requests");
 			break;
 		}
 	}
@@ -382,39 +434,57 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 {
 	struct timespec deadline, *until = NULL;
 	DAT_RETURN ret = DAT_SUCCESS, config = DAT_SUCCESS;
+	struct sd_why why;
 	struct sd_evd *evd;
 
 	evd = evd_from_handle(evd_handle);
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_wait", evd_handle);
 	if (threshold <= 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("evd_wait", &evd->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "threshold %d is not positive", (int)threshold);
 	if (event == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		return sd_refuse_null("evd_wait", &evd->obj, "event",
+				      DAT_INVALID_ARG4);
 	if (nmore == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		return sd_refuse_null("evd_wait", &evd->obj, "nmore",
+				      DAT_INVALID_ARG5);
 	if (threshold > 1)
-		config = evd_threshold_allowed(evd);	/* before evd->lock */
+		config = evd_threshold_allowed(evd, &why); /* before evd->lock */
 
 	pthread_mutex_lock(&evd->lock);
 	if (threshold > evd->qlen) {
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		ret = sd_refuse("evd_wait", &evd->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				"threshold %d above the EVD's qlen %d",
+				(int)threshold, (int)evd->qlen);
 		goto out;
 	}
 	if (evd->overflowed) {
-		ret = SD_EVD_OVERFLOWED;
+		ret = sd_refuse("evd_wait", &evd->obj, SD_EVD_OVERFLOWED, "%s",
+				evd_overflowed_why);
 		goto out;
 	}
 	if (evd->waiters > 0) {
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
+		ret = sd_refuse("evd_wait", &evd->obj,
+				SD_ERR(DAT_INVALID_STATE,
+				       DAT_INVALID_STATE_EVD_WAITER),
+				"another thread waits on the EVD");
 		goto out;
 	}
 	if (!evd->waitable) {
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE);
+		ret = sd_refuse("evd_wait", &evd->obj,
+				SD_ERR(DAT_INVALID_STATE,
+				       DAT_INVALID_STATE_EVD_UNWAITABLE),
+				"the EVD is unwaitable "
+				"(dat_evd_set_unwaitable)");
 		goto out;
 	}
 	if (config != DAT_SUCCESS) {
-		ret = config;
+		ret = sd_refuse("evd_wait", &evd->obj, config, "threshold %d "
+				"above 1 on an EVD with notification control: "
+				"%s", (int)threshold, why.s);
 		goto out;
 	}
 	sd_cnt_inc(evd->cnt, DCNT_EVD_WAIT);
@@ -437,7 +507,9 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 			return SD_ERR(DAT_ABORT, DAT_NO_SUBTYPE);
 		}
 		if (evd->overflowed) {
-			ret = SD_EVD_OVERFLOWED;
+			ret = sd_refuse("evd_wait", &evd->obj,
+					SD_EVD_OVERFLOWED, "%s while waiting",
+					evd_overflowed_why);
 			goto out;
 		}
 		/*
@@ -445,8 +517,11 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		 * even if dat_evd_clear_unwaitable followed at once.
 		 */
 		if (evd->unwaited) {
-			ret = SD_ERR(DAT_INVALID_STATE,
-				     DAT_INVALID_STATE_EVD_UNWAITABLE);
+			ret = sd_refuse("evd_wait", &evd->obj,
+					SD_ERR(DAT_INVALID_STATE,
+					       DAT_INVALID_STATE_EVD_UNWAITABLE),
+					"dat_evd_set_unwaitable released the "
+					"wait");
 			goto out;
 		}
 		if (evd->count >= threshold)
@@ -481,18 +556,32 @@ DAT_RETURN DAT_API sd_evd_post_se(DAT_EVD_HANDLE evd_handle,
 
 	evd = evd_from_handle(evd_handle);
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_post_se", evd_handle);
 	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-	if (event == NULL || event->event_number != DAT_SOFTWARE_EVENT)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("evd_post_se", &evd->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1),
+				 "the EVD was created without "
+				 "DAT_EVD_SOFTWARE_FLAG (evd_flags 0x%x)",
+				 (unsigned)evd->flags);
+	if (event == NULL)
+		return sd_refuse_null("evd_post_se", &evd->obj, "event",
+				      DAT_INVALID_ARG2);
+	if (event->event_number != DAT_SOFTWARE_EVENT)
+		return sd_refuse("evd_post_se", &evd->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "event->event_number 0x%x is not "
+				 "DAT_SOFTWARE_EVENT",
+				 (unsigned)event->event_number);
 
 	memset(&ev, 0, sizeof(ev));
 	ev.event_number = DAT_SOFTWARE_EVENT;
 	ev.event_data.software_event_data.pointer =
 		event->event_data.software_event_data.pointer;
 	if (sd_evq_post_se(evd, &ev) != 0)
-		return SD_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+		return sd_refuse("evd_post_se", &evd->obj,
+				 SD_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE),
+				 "the EVD is full (or out of service after an "
+				 "overflow)");
 	return DAT_SUCCESS;
 }
 
@@ -531,7 +620,7 @@ DAT_RETURN DAT_API sd_evd_enable(DAT_EVD_HANDLE evd_handle)
 	struct sd_evd *evd = evd_from_handle(evd_handle);
 
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_enable", evd_handle);
 	pthread_mutex_lock(&evd->lock);
 	evd_set_state(evd, true, evd->waitable, "dat_evd_enable");
 	pthread_mutex_unlock(&evd->lock);
@@ -548,7 +637,7 @@ DAT_RETURN DAT_API sd_evd_disable(DAT_EVD_HANDLE evd_handle)
 	struct sd_evd *evd = evd_from_handle(evd_handle);
 
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_disable", evd_handle);
 	pthread_mutex_lock(&evd->lock);
 	evd_set_state(evd, false, evd->waitable, "dat_evd_disable");
 	pthread_mutex_unlock(&evd->lock);
@@ -566,7 +655,7 @@ DAT_RETURN DAT_API sd_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
 	struct sd_evd *evd = evd_from_handle(evd_handle);
 
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_set_unwaitable", evd_handle);
 	pthread_mutex_lock(&evd->lock);
 	evd_set_state(evd, evd->enabled, false, "dat_evd_set_unwaitable");
 	if (evd->waiters > 0) {
@@ -583,7 +672,7 @@ DAT_RETURN DAT_API sd_evd_clear_unwaitable(DAT_EVD_HANDLE evd_handle)
 	struct sd_evd *evd = evd_from_handle(evd_handle);
 
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_clear_unwaitable", evd_handle);
 	pthread_mutex_lock(&evd->lock);
 	evd_set_state(evd, evd->enabled, true, "dat_evd_clear_unwaitable");
 	pthread_mutex_unlock(&evd->lock);
@@ -604,13 +693,15 @@ DAT_RETURN DAT_API sd_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 
 	evd = evd_from_handle(evd_handle);
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_modify_cno", evd_handle);
 	ia = evd->obj.ia;
 	if (cno_handle != DAT_HANDLE_NULL) {
 		cno = cno_from_handle(cno_handle);
 		if (cno == NULL || cno->obj.ia != ia)
-			return SD_ERR(DAT_INVALID_HANDLE,
-				      DAT_INVALID_HANDLE_CNO);
+			return sd_refuse_handle("evd_modify_cno", &evd->obj,
+						"cno_handle", cno_handle,
+						SD_MAGIC_CNO,
+						DAT_INVALID_HANDLE_CNO);
 	}
 	pthread_mutex_lock(&ia->lock);
 	(void)sd_evq_set_cno(evd, cno, false);	/* releases nobody */
@@ -634,11 +725,16 @@ DAT_RETURN DAT_API sd_evd_query(DAT_EVD_HANDLE evd_handle,
 
 	evd = evd_from_handle(evd_handle);
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_query", evd_handle);
 	if ((unsigned)mask & ~(unsigned)DAT_EVD_FIELD_ALL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_bits("evd_query", &evd->obj,
+				      SD_ERR(DAT_INVALID_PARAMETER,
+					     DAT_INVALID_ARG2),
+				      "evd_param_mask", (unsigned)mask,
+				      (unsigned)DAT_EVD_FIELD_ALL);
 	if (param == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("evd_query", &evd->obj, "evd_param",
+				      DAT_INVALID_ARG3);
 
 	param->ia_handle = sd_obj_ia_handle(evd->obj.ia);
 	param->evd_flags = evd->flags;
@@ -671,19 +767,33 @@ DAT_RETURN DAT_API sd_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT qlen)
 
 	evd = evd_from_handle(evd_handle);
 	if (evd == NULL)
-		return SD_EVD_BAD_HANDLE;
+		return SD_EVD_BAD_HANDLE("evd_resize", evd_handle);
 	if (qlen <= 0 || qlen > SD_MAX_EVD_QLEN)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("evd_resize", &evd->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "evd_qlen %d is not from 1 to max_evd_qlen %d",
+				 (int)qlen, SD_MAX_EVD_QLEN);
 	ring = calloc((size_t)qlen, sizeof(DAT_EVENT));
 	if (ring == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse("evd_resize", &evd->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY),
+				 "no memory for %d events", (int)qlen);
 
 	pthread_mutex_lock(&evd->lock);
 	if (evd->overflowed || evd->waiters > 0 || evd->count > qlen) {
-		DAT_RETURN ret = evd->overflowed ? SD_EVD_OVERFLOWED :
+		DAT_RETURN ret = evd->overflowed ?
+			sd_refuse("evd_resize", &evd->obj, SD_EVD_OVERFLOWED,
+				  "%s", evd_overflowed_why) :
 			evd->waiters > 0 ?
-			SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER) :
-			SD_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+			sd_refuse("evd_resize", &evd->obj,
+				  SD_ERR(DAT_INVALID_STATE,
+					 DAT_INVALID_STATE_EVD_WAITER),
+				  "a thread waits on the EVD") :
+			sd_refuse("evd_resize", &evd->obj,
+				  SD_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE),
+				  "evd_qlen %d cannot hold the %d events "
+				  "queued", (int)qlen, (int)evd->count);
 
 		pthread_mutex_unlock(&evd->lock);
 		free(ring);

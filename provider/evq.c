@@ -23,11 +23,6 @@
 #include "trace.h"
 #include "util.h"
 
-/* The event streams of DAT_EVD_FLAGS we know; extensions are refused. */
-#define SD_EVD_FLAGS_KNOWN \
-	(DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG | \
-	 DAT_EVD_CONNECTION_FLAG | DAT_EVD_RMR_BIND_FLAG | DAT_EVD_ASYNC_FLAG)
-
 /*
  * Who pushes, which says how evd_push treats a full ring and who calls
  * the CNO's proxy agent (the CNO rule, trigger.c).

@@ -22,6 +22,11 @@ struct sd_cno;
  */
 #define SD_MAX_EVD_QLEN		(1 << 20)
 
+/* The event streams of DAT_EVD_FLAGS we know; extensions are refused. */
+#define SD_EVD_FLAGS_KNOWN \
+	(DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG | \
+	 DAT_EVD_CONNECTION_FLAG | DAT_EVD_RMR_BIND_FLAG | DAT_EVD_ASYNC_FLAG)
+
 /*
  * EVDs and PZs per IA that ia_query reports as max_evds and max_pzs.
  * Reported, not enforced: both are plain memory, so an IA may in fact

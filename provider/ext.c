@@ -45,6 +45,7 @@
 #include "obj.h"
 #include "post.h"
 #include "qp.h"
+#include "refuse.h"
 #include "sp.h"
 #include "trace.h"
 #include "util.h"
@@ -70,26 +71,36 @@ static DAT_RETURN open_query(const char *name, DAT_IA_HANDLE *out,
 	(void)pr_mask;
 	/* The name is the handle: ARG1 of dat_ib_open_query (OFED's codes). */
 	if (name == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+		return sd_refuse_null("ib_open_query", NULL, "ia_name",
+				      DAT_INVALID_ARG1);
 	if (out == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("ib_open_query", NULL, "ia_handle",
+				      DAT_INVALID_ARG2);
 	if (ia_attr == NULL && pr_attr == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sd_api_err(sd_reg_open(name, &table, &params),
-			 &(struct sd_argpos){ 0 });
-	if (ret != DAT_SUCCESS)
-		return ret;
+		return sd_refuse("ib_open_query", NULL,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+				 "%s: ia_attr and provider_attr are both NULL",
+				 name);
+	rc = sd_reg_open(name, &table, &params);
+	if (rc < 0)
+		return sd_api_fail("ib_open_query", NULL, rc,
+				   &(const struct sd_argpos){ 0 }, "ia_name %s",
+				   name);
 	q = calloc(1, sizeof(*q));
 	if (q == NULL) {
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		ret = sd_refuse("ib_open_query", NULL,
+				SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       DAT_RESOURCE_MEMORY),
+				"%s: no memory for the query", name);
 		goto fail;
 	}
 	rc = sd_params_parse(params, &q->addr, err, sizeof(err));
 	if (rc != 0) {
-		sd_dbg("open_query %s: %s", name, err);
-		ret = SD_ERR(DAT_INVALID_ADDRESS, rc == -EINVAL ?
-			     DAT_INVALID_ADDRESS_MALFORMED :
-			     DAT_INVALID_ADDRESS_UNREACHABLE);
+		ret = sd_refuse("ib_open_query", NULL,
+				SD_ERR(DAT_INVALID_ADDRESS, rc == -EINVAL ?
+				       DAT_INVALID_ADDRESS_MALFORMED :
+				       DAT_INVALID_ADDRESS_UNREACHABLE),
+				"%s: ia_params: %s", name, err);
 		goto fail;
 	}
 	q->obj.provider = table;
@@ -115,7 +126,8 @@ static DAT_RETURN close_query(DAT_HANDLE h)
 	DAT_PROVIDER *table;
 
 	if (o == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("ib_close_query", NULL, "ia_handle", h,
+					SD_MAGIC_QUERY, DAT_INVALID_HANDLE_IA);
 	table = o->provider;
 	o->magic = SD_MAGIC_DEAD;
 	free(sd_container_of(o, struct sd_query, obj));
@@ -276,11 +288,17 @@ DAT_RETURN DAT_API sd_handle_extendedop(DAT_HANDLE h, DAT_EXTENDED_OP op,
 	case DAT_IB_COLLECTIVE_BROADCAST_OP:
 	case DAT_IB_COLLECTIVE_BARRIER_OP:
 		/* MPI collectives need a group service softdapl has not got. */
-		ret = SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+		ret = sd_refuse("extension_op", NULL,
+				SD_ERR(DAT_NOT_IMPLEMENTED, 0),
+				"operation %d on %s %p: softdapl has no "
+				"collectives", (int)op, sd_handle_name(h).s, h);
 		break;
 	default:
-		sd_dbg("extension op %d on %p: unknown", op, h);
-		ret = SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+		ret = sd_refuse("extension_op", NULL,
+				SD_ERR(DAT_NOT_IMPLEMENTED, 0),
+				"operation %d on %s %p: not an operation of "
+				"dat_ib_extensions.h", (int)op,
+				sd_handle_name(h).s, h);
 		break;
 	}
 	return ret;
@@ -310,7 +328,8 @@ DAT_RETURN DAT_API sd_ext_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz,
 				    attr, ep);
 	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("ep_create", NULL, "ia_handle", ia_handle,
+					SD_MAGIC_IA, DAT_INVALID_HANDLE_IA);
 	return sd_ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd,
 			       DAT_HANDLE_NULL, attr, ep);
 }
@@ -332,9 +351,13 @@ DAT_RETURN DAT_API sd_ext_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
 					     conn_evd, srq_h, attr, ep);
 	ia = sd_obj_ia(ia_handle);
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("ep_create_with_srq", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	if (srq_h == DAT_HANDLE_NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+		return sd_refuse_handle("ep_create_with_srq", &ia->obj,
+					"srq_handle", srq_h, SD_MAGIC_SRQ,
+					DAT_INVALID_HANDLE_SRQ);
 	return sd_ud_ep_create(ia, pz, recv_evd, req_evd, conn_evd, srq_h, attr,
 			       ep);
 }

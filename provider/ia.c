@@ -80,7 +80,11 @@ static DAT_RETURN attach_async(struct sd_ia *ia, DAT_EVD_HANDLE h, DAT_COUNT qle
 
 	if (h == DAT_HANDLE_NULL) {
 		if (qlen <= 0)
-			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+			return sd_refuse("ia_open", NULL,
+					 SD_ERR(DAT_INVALID_PARAMETER,
+						DAT_INVALID_ARG2),
+					 "%s: async_evd_min_qlen %d is not "
+					 "positive", ia->name, (int)qlen);
 		/*
 		 * The qlen is a minimum (dat_ia_open(3)). Every SRQ endpoint
 		 * that leaves its connection posts DAT_ASYNC_ERROR_EP_BROKEN
@@ -88,12 +92,14 @@ static DAT_RETURN attach_async(struct sd_ia *ia, DAT_EVD_HANDLE h, DAT_COUNT qle
 		 * that disconnects many at once would overflow a small queue
 		 * and lose it for good: ours holds at least SD_ASYNC_QLEN.
 		 */
-		ret = sd_api_err(sd_evq_create(ia, qlen > SD_ASYNC_QLEN ? qlen :
-					       SD_ASYNC_QLEN, DAT_EVD_ASYNC_FLAG,
-					       &evd),
-				 &(struct sd_argpos){ .count = DAT_INVALID_ARG2 });
-		if (ret != DAT_SUCCESS)
-			return ret;
+		const struct sd_argpos qpos = { .count = DAT_INVALID_ARG2 };
+		int r = sd_evq_create(ia, qlen > SD_ASYNC_QLEN ? qlen :
+				      SD_ASYNC_QLEN, DAT_EVD_ASYNC_FLAG, &evd);
+
+		if (r < 0)
+			return sd_api_fail("ia_open", NULL, r, &qpos,
+					   "%s: async_evd_min_qlen %d",
+					   ia->name, (int)qlen);
 		pthread_mutex_lock(&ia->lock);
 		evd->refs++;
 		ia->async_evd = evd;	/* not yet visible to anyone */
@@ -137,6 +143,14 @@ static DAT_RETURN attach_async(struct sd_ia *ia, DAT_EVD_HANDLE h, DAT_COUNT qle
 		pthread_mutex_unlock(&other->lock);
 	}
 	pthread_mutex_unlock(&ias_lock);
+	if (ret != DAT_SUCCESS)
+		return sd_refuse("ia_open", NULL, ret, "%s: async_evd_handle "
+				 "%p %s", ia->name, h,
+				 h == DAT_EVD_ASYNC_EXISTS ?
+				 "(DAT_EVD_ASYNC_EXISTS): no open IA of that "
+				 "name has an async EVD of its own" :
+				 "names no EVD of an open IA made with "
+				 "DAT_EVD_ASYNC_FLAG");
 	return ret;
 }
 
@@ -261,20 +275,28 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	DAT_RETURN ret;
 	int rc;
 
+	const struct sd_argpos pos = { 0 };
+
 	if (name == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+		return sd_refuse_null("ia_open", NULL, "ia_name",
+				      DAT_INVALID_ARG1);
 	if (async_evd == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("ia_open", NULL, "async_evd_handle",
+				      DAT_INVALID_ARG3);
 	if (ia_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	ret = sd_api_err(sd_reg_open(name, &table, &params),
-			 &(struct sd_argpos){ 0 });
-	if (ret != DAT_SUCCESS)
-		return ret;
+		return sd_refuse_null("ia_open", NULL, "ia_handle",
+				      DAT_INVALID_ARG4);
+	rc = sd_reg_open(name, &table, &params);
+	if (rc < 0)
+		return sd_api_fail("ia_open", NULL, rc, &pos, "ia_name %s",
+				   name);
 
 	ia = calloc(1, sizeof(*ia));
 	if (ia == NULL) {
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		ret = sd_refuse("ia_open", NULL,
+				SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       DAT_RESOURCE_MEMORY),
+				"%s: no memory for the IA", name);
 		goto out_provider;
 	}
 	ia->obj.provider = table;
@@ -294,7 +316,8 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	sd_list_init(&ia->ud_eps);
 	sd_list_init(&ia->ud_crs);
 	if (sd_ctx_init(ia) != 0) {		/* the key of its contexts */
-		ret = SD_ERR(DAT_INTERNAL_ERROR, 0);
+		ret = sd_refuse("ia_open", NULL, SD_ERR(DAT_INTERNAL_ERROR, 0),
+				"%s: no key for its contexts", ia->name);
 		goto out_ia;
 	}
 	/* Without it, same-host peers place nothing themselves: no harm. */
@@ -311,17 +334,22 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	if (rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM || rc == -ENOBUFS) {
 		/* Not the address's fault: nothing to look it up with. */
 		sd_log("IA %s: %s", ia->name, err);
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, rc == -ENOMEM ?
-			     DAT_RESOURCE_MEMORY : DAT_RESOURCE_DEVICE);
+		ret = sd_refuse("ia_open", NULL,
+				SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       rc == -ENOMEM ? DAT_RESOURCE_MEMORY :
+				       DAT_RESOURCE_DEVICE),
+				"%s: %s", ia->name, err);
 		goto out_ia;
 	}
 	if (rc != 0) {
 		/* Said always: the consumer only sees DAT_INVALID_ADDRESS. */
 		sd_log("IA %s: %s; fix the ia_params field of its dat.conf line "
 		       "(softdapl(7) lists the forms)", ia->name, err);
-		ret = SD_ERR(DAT_INVALID_ADDRESS, rc == -EINVAL ?
-			     DAT_INVALID_ADDRESS_MALFORMED :
-			     DAT_INVALID_ADDRESS_UNREACHABLE);
+		ret = sd_refuse("ia_open", NULL,
+				SD_ERR(DAT_INVALID_ADDRESS, rc == -EINVAL ?
+				       DAT_INVALID_ADDRESS_MALFORMED :
+				       DAT_INVALID_ADDRESS_UNREACHABLE),
+				"%s: ia_params: %s", ia->name, err);
 		goto out_ia;
 	}
 	sd_ia_named_init(&ia->named, &ia->addr);
@@ -332,7 +360,7 @@ DAT_RETURN DAT_API sd_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		       "returns DAT_INSUFFICIENT_RESOURCES", ia->name,
 		       strerror(-rc));
 		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
-		goto out_ia;
+		goto out_ia;	/* said just above, debugging or not */
 	}
 
 	ret = attach_async(ia, *async_evd, qlen);
@@ -396,9 +424,13 @@ DAT_RETURN DAT_API sd_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 	DAT_PROVIDER *table;
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("ia_close", NULL, "ia_handle", ia_handle,
+					SD_MAGIC_IA, DAT_INVALID_HANDLE_IA);
 	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("ia_close", &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "ia_flags 0x%x is neither DAT_CLOSE_ABRUPT_FLAG "
+				 "nor DAT_CLOSE_GRACEFUL_FLAG", (unsigned)flags);
 
 	pthread_mutex_lock(&ias_lock);
 	if (flags == DAT_CLOSE_GRACEFUL_FLAG) {
@@ -409,7 +441,12 @@ DAT_RETURN DAT_API sd_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 		pthread_mutex_unlock(&ia->lock);
 		if (busy) {
 			pthread_mutex_unlock(&ias_lock);
-			return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+			return sd_refuse("ia_close", &ia->obj,
+					 SD_ERR(DAT_INVALID_STATE,
+						DAT_INVALID_STATE_IA_IN_USE),
+					 "DAT_CLOSE_GRACEFUL_FLAG, and objects "
+					 "of the IA remain (free them, or close "
+					 "with DAT_CLOSE_ABRUPT_FLAG)");
 		}
 	}
 	sd_list_del(&ia->obj.node);
@@ -660,7 +697,8 @@ DAT_RETURN DAT_API sd_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_ev
 	struct sd_ia *ia = sd_obj_ia(ia_handle);
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("ia_query", NULL, "ia_handle", ia_handle,
+					SD_MAGIC_IA, DAT_INVALID_HANDLE_IA);
 	/*
 	 * A NULL output is fine when nothing is asked of it (both registries
 	 * query that way at open and at close), but asking for fields with
@@ -668,9 +706,16 @@ DAT_RETURN DAT_API sd_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_ev
 	 * case 10).
 	 */
 	if (ia_attr == NULL && ia_mask != 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		return sd_refuse("ia_query", &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+				 "ia_attr is NULL, ia_attr_mask 0x%llx asks "
+				 "for fields", (unsigned long long)ia_mask);
 	if (provider_attr == NULL && provider_mask != 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+		return sd_refuse("ia_query", &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6),
+				 "provider_attr is NULL, provider_attr_mask "
+				 "0x%llx asks for fields",
+				 (unsigned long long)provider_mask);
 	if (async_evd != NULL) {
 		pthread_mutex_lock(&ia->lock);
 		if (ia->async_evd_shared)
@@ -706,12 +751,18 @@ void sd_ia_attr_fill(const struct sd_ia_addr *addr,
 DAT_RETURN DAT_API sd_ia_ha_related(DAT_IA_HANDLE ia_handle,
 				    const DAT_NAME_PTR name, DAT_BOOLEAN *answer)
 {
-	if (sd_obj_ia(ia_handle) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	struct sd_ia *ia = sd_obj_ia(ia_handle);
+
+	if (ia == NULL)
+		return sd_refuse_handle("ia_ha_related", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	if (name == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("ia_ha_related", &ia->obj, "ia_name",
+				      DAT_INVALID_ARG2);
 	if (answer == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("ia_ha_related", &ia->obj, "answer",
+				      DAT_INVALID_ARG3);
 	*answer = DAT_FALSE;
 	return DAT_SUCCESS;
 }

@@ -55,6 +55,7 @@
 #include "ia.h"
 #include "mem.h"
 #include "obj.h"
+#include "refuse.h"
 #include "util.h"
 
 /* Every privilege dat_lmr_create accepts: DAT's and the IB extension's. */
@@ -163,7 +164,9 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	int err;
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("lmr_create", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	switch (mem_type) {
 	case DAT_MEM_TYPE_VIRTUAL:
 		addr = region.for_va;
@@ -171,52 +174,83 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	case DAT_MEM_TYPE_LMR:
 		parent = lmr_of(region.for_lmr_handle);
 		if (parent == NULL || parent->obj.ia != ia)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+			return sd_refuse_handle("lmr_create", &ia->obj,
+						"region_description.for_lmr_handle",
+						region.for_lmr_handle,
+						SD_MAGIC_LMR,
+						DAT_INVALID_HANDLE_LMR);
 		addr = parent->addr;
 		length = parent->len;	/* dat_lmr_create(3): ignored */
 		break;
 	case DAT_MEM_TYPE_SHARED_VIRTUAL:
 		addr = region.for_shared_memory.virtual_address;
 		if (region.for_shared_memory.shared_memory_id == NULL)
-			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+			return sd_refuse_null("lmr_create", &ia->obj,
+					      "region_description.for_shared_"
+					      "memory.shared_memory_id",
+					      DAT_INVALID_ARG3);
 		cookie = *region.for_shared_memory.shared_memory_id;
 		break;
 	default:
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("lmr_create", &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "mem_type 0x%x is not VIRTUAL, LMR or "
+				 "SHARED_VIRTUAL (the ones softdapl registers)",
+				 (unsigned)mem_type);
 	}
 	/*
 	 * An empty region is a length error, whatever the address (OFED, and
 	 * dapltest -T F mem case 2, which registers 0 bytes at NULL).
 	 */
 	if (length == 0)
-		return SD_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+		return sd_refuse("lmr_create", &ia->obj,
+				 SD_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE),
+				 "length 0: an empty region");
 	if (addr == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("lmr_create", &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "the region's address is NULL");
 	if (length > UINTPTR_MAX - (uintptr_t)addr)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		return sd_refuse("lmr_create", &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+				 "length %llu from %p passes the end of the "
+				 "address space", (unsigned long long)length,
+				 (void *)addr);
 	if (pz_obj == NULL || pz_obj->ia != ia)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+		return sd_refuse_handle("lmr_create", &ia->obj, "pz_handle",
+					pz_handle, SD_MAGIC_PZ,
+					DAT_INVALID_HANDLE_PZ);
 	pz = sd_container_of(pz_obj, struct sd_pz, obj);
 	if (priv & ~LMR_PRIVS)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+		return sd_refuse_bits("lmr_create", &ia->obj,
+				      SD_ERR(DAT_INVALID_PARAMETER,
+					     DAT_INVALID_ARG6),
+				      "mem_privileges", priv, LMR_PRIVS);
 	if (va_type != DAT_VA_TYPE_VA)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
+		return sd_refuse("lmr_create", &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7),
+				 "va_type %u is not DAT_VA_TYPE_VA (the one "
+				 "softdapl supports)", (unsigned)va_type);
 	if (lmr_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
-	if (parent == NULL && !is_mapped(addr, length)) {
-		sd_dbg("lmr_create: [%p, +%llu) is not all mapped", (void *)addr,
-		       (unsigned long long)length);
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	}
-	if (cookie != NULL && !is_shared(addr, length)) {
-		sd_dbg("lmr_create: [%p, +%llu) is not mapped shared",
-		       (void *)addr, (unsigned long long)length);
-		return SD_ERR(DAT_INVALID_STATE, 0);
-	}
+		return sd_refuse_null("lmr_create", &ia->obj, "lmr_handle",
+				      DAT_INVALID_ARG8);
+	if (parent == NULL && !is_mapped(addr, length))
+		return sd_refuse("lmr_create", &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "region [%p, +%llu) is not all mapped",
+				 (void *)addr, (unsigned long long)length);
+	if (cookie != NULL && !is_shared(addr, length))
+		return sd_refuse("lmr_create", &ia->obj,
+				 SD_ERR(DAT_INVALID_STATE, 0),
+				 "region [%p, +%llu) is not mapped shared",
+				 (void *)addr, (unsigned long long)length);
 
 	lmr = calloc(1, sizeof(*lmr));
 	if (lmr == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse("lmr_create", &ia->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY),
+				 "no memory for the LMR");
 	sd_obj_init(&lmr->obj, ia, SD_MAGIC_LMR, DAT_HANDLE_TYPE_LMR);
 	lmr->pz = pz;
 	lmr->addr = addr;
@@ -242,8 +276,11 @@ DAT_RETURN DAT_API sd_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	if (err != 0) {
 		pthread_mutex_unlock(&ia->lock);
 		free(lmr);
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES,
-			      DAT_RESOURCE_MEMORY_REGION);
+		return sd_refuse("lmr_create", &ia->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY_REGION),
+				 "no context left: the IA has %d LMRs and RMRs "
+				 "(max_lmrs)", SD_MAX_LMRS);
 	}
 	pz->refs++;
 	sd_list_add_tail(&ia->lmrs, &lmr->obj.node);
@@ -273,11 +310,17 @@ DAT_RETURN DAT_API sd_lmr_query(DAT_LMR_HANDLE lmr_handle,
 	struct sd_lmr *lmr = lmr_of(lmr_handle);
 
 	if (lmr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+		return sd_refuse_handle("lmr_query", NULL, "lmr_handle",
+					lmr_handle, SD_MAGIC_LMR,
+					DAT_INVALID_HANDLE_LMR);
 	if (mask & ~DAT_LMR_FIELD_ALL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_bits("lmr_query", &lmr->obj,
+				      SD_ERR(DAT_INVALID_PARAMETER,
+					     DAT_INVALID_ARG2),
+				      "lmr_param_mask", mask, DAT_LMR_FIELD_ALL);
 	if (param == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("lmr_query", &lmr->obj, "lmr_param",
+				      DAT_INVALID_ARG3);
 	memset(param, 0, sizeof(*param));
 	param->ia_handle = sd_obj_ia_handle(lmr->obj.ia);
 	param->mem_type = lmr->mem_type;
@@ -334,14 +377,24 @@ DAT_RETURN DAT_API sd_lmr_free(DAT_LMR_HANDLE lmr_handle)
 	struct sd_ia *ia;
 
 	if (lmr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+		return sd_refuse_handle("lmr_free", NULL, "lmr_handle",
+					lmr_handle, SD_MAGIC_LMR,
+					DAT_INVALID_HANDLE_LMR);
 	ia = lmr->obj.ia;
 	pthread_mutex_lock(&ia->lock);
 	pthread_mutex_lock(&sd_mem_lock);
 	if (lmr->busy > 0 || lmr->refs > 0) {
+		DAT_RETURN ret = sd_refuse("lmr_free", &lmr->obj,
+					   SD_ERR(DAT_INVALID_STATE,
+						  DAT_INVALID_STATE_LMR_IN_USE),
+					   "%s", lmr->refs > 0 ?
+					   "LMRs made over it or RMRs bound "
+					   "to it remain" :
+					   "a peer's RDMA is using it");
+
 		pthread_mutex_unlock(&sd_mem_lock);
 		pthread_mutex_unlock(&ia->lock);
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE);
+		return ret;
 	}
 	/* Counted while the LMR is the IA's (see sd_pz_free). */
 	sd_cnt_inc(ia->cnt, DCNT_IA_LMR_FREE);
@@ -382,17 +435,21 @@ static void lmr_close(struct sd_obj *o)
  * consumer wrote is what an RDMA write or a peer's read sends
  * (provider attribute lmr_sync_req is false).
  */
-static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs,
-			   DAT_VLEN n)
+static DAT_RETURN lmr_sync(const char *call, DAT_IA_HANDLE ia_handle,
+			   const DAT_LMR_TRIPLET *segs, DAT_VLEN n)
 {
 	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	DAT_RETURN ret = DAT_SUCCESS;
 	DAT_VLEN i;
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle(call, NULL, "ia_handle", ia_handle,
+					SD_MAGIC_IA, DAT_INVALID_HANDLE_IA);
 	if (segs == NULL && n > 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse(call, &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "local_segments is NULL, num_segments %llu",
+				 (unsigned long long)n);
 	pthread_mutex_lock(&sd_mem_lock);
 	for (i = 0; i < n && ret == DAT_SUCCESS; i++) {
 		const struct sd_lmr *lmr;
@@ -402,7 +459,13 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs,
 		lmr = sd_ctx_find_lmr(ia, segs[i].lmr_context, false);
 		if (lmr == NULL ||
 		    !sd_lmr_in_region(lmr, segs[i].virtual_address, segs[i].segment_length))
-			ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+			ret = sd_refuse(call, &ia->obj,
+					SD_ERR(DAT_INVALID_PARAMETER,
+					       DAT_INVALID_ARG2),
+					"local_segments[%llu]: %s",
+					(unsigned long long)i, lmr == NULL ?
+					"its lmr_context names no LMR of this "
+					"IA" : "not inside its LMR");
 	}
 	pthread_mutex_unlock(&sd_mem_lock);
 	return ret;
@@ -411,13 +474,13 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs,
 DAT_RETURN DAT_API sd_lmr_sync_rdma_read(DAT_IA_HANDLE ia_handle,
 					 const DAT_LMR_TRIPLET *segs, DAT_VLEN n)
 {
-	return lmr_sync(ia_handle, segs, n);
+	return lmr_sync("lmr_sync_rdma_read", ia_handle, segs, n);
 }
 
 DAT_RETURN DAT_API sd_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 					  const DAT_LMR_TRIPLET *segs, DAT_VLEN n)
 {
-	return lmr_sync(ia_handle, segs, n);
+	return lmr_sync("lmr_sync_rdma_write", ia_handle, segs, n);
 }
 
 SD_OBJ_CLOSE_OP(SD_MAGIC_LMR, lmr_close)

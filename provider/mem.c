@@ -19,6 +19,7 @@
 #include "cma.h"
 #include "ia.h"
 #include "mem.h"
+#include "refuse.h"
 #include "trace.h"
 #include "util.h"
 #include "wq.h"
@@ -289,47 +290,47 @@ int sd_mem_invalidate(struct sd_ia *ia, struct sd_pz *pz, uint64_t ep_id,
 }
 
 /*
- * SOFTDAPL_DEBUG: why segment @i of @who's post was refused with @err,
- * in words, naming the LMR and its bounds. Off the data path: only for a
- * post that fails, and only with debugging on. No lock held.
+ * SOFTDAPL_DEBUG: why segment @i of a post was refused with @err, in
+ * words into @why, naming the LMR and its bounds. Off the data path: only
+ * for a post that fails, and only with debugging on. No lock held.
  */
-static void refusal(const struct sd_obj *who, struct sd_ia *ia,
-		    struct sd_pz *pz, const DAT_LMR_TRIPLET *t, DAT_COUNT i,
+__attribute__((cold))
+static void refusal(struct sd_why *why, struct sd_ia *ia, struct sd_pz *pz,
+		    const DAT_LMR_TRIPLET *t, DAT_COUNT i,
 		    DAT_MEM_PRIV_FLAGS need, int err)
 {
-	const char *name = sd_obj_name(who).s;
 	struct sd_lmr *lmr;
 
 	pthread_mutex_lock(&sd_mem_lock);
 	lmr = sd_ctx_find_lmr(ia, t->lmr_context, false);
 	if (err == -ENOKEY || lmr == NULL) {
-		sd_dbg("%s: post refused: local_iov[%d]: lmr_context 0x%x names "
-		       "no LMR of this IA (never registered, or freed)",
-		       name, (int)i, (unsigned)t->lmr_context);
+		sd_why_set(why, "local_iov[%d]: lmr_context 0x%x names no LMR "
+			   "of this IA (never registered, or freed)", (int)i,
+			   (unsigned)t->lmr_context);
 	} else if (err == -EACCES) {
-		sd_dbg("%s: post refused: local_iov[%d]: %s (lmr_context 0x%x) "
-		       "was registered without local %s access",
-		       name, (int)i, sd_obj_name(&lmr->obj).s,
-		       (unsigned)t->lmr_context,
-		       need & DAT_MEM_PRIV_LOCAL_WRITE_FLAG ? "write" : "read");
+		sd_why_set(why, "local_iov[%d]: %s (lmr_context 0x%x) was "
+			   "registered without local %s access", (int)i,
+			   sd_obj_name(&lmr->obj).s, (unsigned)t->lmr_context,
+			   need & DAT_MEM_PRIV_LOCAL_WRITE_FLAG ? "write" :
+			   "read");
 	} else if (err == -EPERM) {
-		sd_dbg("%s: post refused: local_iov[%d]: %s is in %s, the "
-		       "poster in %s", name, (int)i, sd_obj_name(&lmr->obj).s,
-		       sd_obj_name(&lmr->pz->obj).s,
-		       pz != NULL ? sd_obj_name(&pz->obj).s : "no PZ");
-	} else if (err == -ERANGE) {
-		sd_dbg("%s: post refused: local_iov[%d]: [0x%llx, +%llu) is not "
-		       "inside %s [%p, +%llu)", name, (int)i,
-		       (unsigned long long)t->virtual_address,
-		       (unsigned long long)t->segment_length,
-		       sd_obj_name(&lmr->obj).s, (void *)lmr->addr,
-		       (unsigned long long)lmr->len);
+		sd_why_set(why, "local_iov[%d]: %s is in %s, the poster in %s",
+			   (int)i, sd_obj_name(&lmr->obj).s,
+			   sd_obj_name(&lmr->pz->obj).s,
+			   pz != NULL ? sd_obj_name(&pz->obj).s : "no PZ");
+	} else {
+		sd_why_set(why, "local_iov[%d]: [0x%llx, +%llu) is not inside "
+			   "%s [%p, +%llu)", (int)i,
+			   (unsigned long long)t->virtual_address,
+			   (unsigned long long)t->segment_length,
+			   sd_obj_name(&lmr->obj).s, (void *)lmr->addr,
+			   (unsigned long long)lmr->len);
 	}
 	pthread_mutex_unlock(&sd_mem_lock);
 }
 
 /* See wq.h. Zero-length segments' other fields are don't-care. */
-int sd_mem_resolve_iov(const struct sd_obj *who, struct sd_ia *ia,
+int sd_mem_resolve_iov(struct sd_why *why, struct sd_ia *ia,
 		       struct sd_pz *pz, DAT_COUNT n,
 		       const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
 		       DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,
@@ -340,14 +341,16 @@ int sd_mem_resolve_iov(const struct sd_obj *who, struct sd_ia *ia,
 
 	*total = 0;
 	if (n < 0 || n > max) {
-		sd_dbg("%s: post refused: num_segments %d: not from 0 to %d, "
-		       "the limit it was created with", sd_obj_name(who).s,
-		       (int)n, (int)max);
+		if (SD_REFUSING())
+			sd_why_set(why, "num_segments %d: not from 0 to %d, "
+				   "the limit it was created with", (int)n,
+				   (int)max);
 		return -E2BIG;
 	}
 	if (n > 0 && iov == NULL) {
-		sd_dbg("%s: post refused: num_segments %d and local_iov NULL",
-		       sd_obj_name(who).s, (int)n);
+		if (SD_REFUSING())
+			sd_why_set(why, "num_segments %d and local_iov NULL",
+				   (int)n);
 		return -EFAULT;
 	}
 	for (i = 0; i < n; i++) {
@@ -356,8 +359,9 @@ int sd_mem_resolve_iov(const struct sd_obj *who, struct sd_ia *ia,
 		if (iov[i].segment_length == 0)
 			continue;
 		if (pz == NULL) {
-			sd_dbg("%s: post refused: local_iov[%d]: the EP has no "
-			       "PZ", sd_obj_name(who).s, (int)i);
+			if (SD_REFUSING())
+				sd_why_set(why, "local_iov[%d]: the EP has no "
+					   "PZ", (int)i);
 			return -ENODEV;
 		}
 		r = sd_mem_resolve_local(ia, pz, &iov[i], need, &sge[k]);
@@ -372,8 +376,8 @@ int sd_mem_resolve_iov(const struct sd_obj *who, struct sd_ia *ia,
 					 &sge[k]) == 0)
 			r = 0;
 		if (r < 0) {
-			if (sd_debug_level)
-				refusal(who, ia, pz, &iov[i], i, need, r);
+			if (SD_REFUSING())
+				refusal(why, ia, pz, &iov[i], i, need, r);
 			return r;
 		}
 		*total += sge[k].len;

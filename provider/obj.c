@@ -22,6 +22,7 @@
 #include "entry.h"
 #include "ia.h"
 #include "obj.h"
+#include "refuse.h"
 #include "trace.h"
 #include "util.h"
 
@@ -77,7 +78,8 @@ DAT_RETURN DAT_API sd_set_consumer_context(DAT_HANDLE h, DAT_CONTEXT context)
 	struct sd_obj *obj = any_obj(h);
 
 	if (obj == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+		return sd_refuse_handle("set_consumer_context", NULL, "handle",
+					h, 0, DAT_INVALID_HANDLE1);
 	__atomic_store_n(&obj->context.as_64, context.as_64, __ATOMIC_RELAXED);
 	return DAT_SUCCESS;
 }
@@ -87,9 +89,11 @@ DAT_RETURN DAT_API sd_get_consumer_context(DAT_HANDLE h, DAT_CONTEXT *context)
 	struct sd_obj *obj = any_obj(h);
 
 	if (obj == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+		return sd_refuse_handle("get_consumer_context", NULL, "handle",
+					h, 0, DAT_INVALID_HANDLE1);
 	if (context == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("get_consumer_context", obj, "context",
+				      DAT_INVALID_ARG2);
 	context->as_64 = __atomic_load_n(&obj->context.as_64, __ATOMIC_RELAXED);
 	return DAT_SUCCESS;
 }
@@ -99,9 +103,11 @@ DAT_RETURN DAT_API sd_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
 	struct sd_obj *obj = any_obj(h);
 
 	if (obj == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+		return sd_refuse_handle("get_handle_type", NULL, "handle", h, 0,
+					DAT_INVALID_HANDLE1);
 	if (type == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("get_handle_type", obj, "handle_type",
+				      DAT_INVALID_ARG2);
 	*type = obj->type;
 	return DAT_SUCCESS;
 }

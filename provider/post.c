@@ -57,7 +57,8 @@
  * in it (the subtype that names it in an error).
  */
 struct req {
-	const char		*api;		/* the call's trace name */
+	const char		*api;		/* the call's trace name, and
+						 * its name in refusals */
 	uint8_t			op;		/* enum sd_wr_op */
 	DAT_COUNT		n;
 	const DAT_LMR_TRIPLET	*iov;
@@ -171,19 +172,30 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 	struct sd_sge sge[SD_MAX_IOV];
 	DAT_MEM_PRIV_FLAGS need;
 	DAT_COUNT max;
-	DAT_RETURN ret;
+	DAT_RETURN ret = DAT_SUCCESS;
 	struct sd_wqe *w, tmpl;
 	uint64_t total = 0, limit;
 	uint16_t nsge = 0;
 	bool solicited_ok = q->op == SD_WR_SEND || q->op == SD_WR_WRITE_IMM;
+	struct sd_why why;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!sd_api_flags_ok(q->flags, ep->attr.request_completion_flags) ||
-	    (!solicited_ok && (q->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)))
-		return SD_ERR(DAT_INVALID_PARAMETER, q->arg_flags);
+		return sd_refuse_handle(q->api, NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
+	if (!sd_api_flags_ok(q->flags, ep->attr.request_completion_flags))
+		return sd_api_bad_flags(q->api, &ep->obj, q->flags,
+					ep->attr.request_completion_flags,
+					"request_completion_flags",
+					q->arg_flags);
+	if (!solicited_ok && (q->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
+		return sd_refuse(q->api, &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, q->arg_flags),
+				 "completion_flags 0x%x: "
+				 "DAT_COMPLETION_SOLICITED_WAIT_FLAG is for a "
+				 "send", (unsigned)q->flags);
 	if (q->op != SD_WR_SEND && q->remote == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, q->arg_remote);
+		return sd_refuse_null(q->api, &ep->obj, "remote_iov",
+				      q->arg_remote);
 	switch (q->op) {
 	case SD_WR_SEND:
 		max = ep->attr.max_request_iov;
@@ -211,21 +223,40 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 		/* read_to_rmr: resolved under ep->lock below. */
 	} else {
 		/* COMMON-5..7 */
-		ret = sd_api_err(sd_mem_resolve_iov(&ep->obj, ep->obj.ia, ep->pz, q->n,
-						    q->iov, max, need, sge,
-						    &nsge, &total),
-				 &(struct sd_argpos){
-					.count = q->arg_n, .iov = q->arg_iov,
-					.write = need == DAT_MEM_PRIV_LOCAL_WRITE_FLAG });
-		if (ret != DAT_SUCCESS)
-			return ret;
+		int r = sd_mem_resolve_iov(&why, ep->obj.ia, ep->pz, q->n,
+					   q->iov, max, need, sge, &nsge,
+					   &total);
+
+		if (r < 0)
+			return sd_refuse(q->api, &ep->obj,
+					 sd_api_errno(r, &(struct sd_argpos){
+						.count = q->arg_n,
+						.iov = q->arg_iov,
+						.write = need ==
+						DAT_MEM_PRIV_LOCAL_WRITE_FLAG }),
+					 "%s", why.s);
 	}
 	if (is_atomic(q->op)) {
 		if (q->remote->virtual_address % SD_ATOMIC_SIZE != 0)
-			return SD_ERR(DAT_INVALID_PARAMETER, q->arg_remote);
+			return sd_refuse(q->api, &ep->obj,
+					 SD_ERR(DAT_INVALID_PARAMETER,
+						q->arg_remote),
+					 "remote_iov.virtual_address 0x%llx is "
+					 "not %u-byte aligned",
+					 (unsigned long long)
+					 q->remote->virtual_address,
+					 (unsigned)SD_ATOMIC_SIZE);
 		if (total < SD_ATOMIC_SIZE ||
 		    q->remote->segment_length < SD_ATOMIC_SIZE)
-			return SD_ERR(DAT_LENGTH_ERROR, 0);
+			return sd_refuse(q->api, &ep->obj,
+					 SD_ERR(DAT_LENGTH_ERROR, 0),
+					 "%s is %llu bytes, an atomic needs %u",
+					 total < SD_ATOMIC_SIZE ? "local_iov" :
+					 "remote_iov",
+					 (unsigned long long)
+					 (total < SD_ATOMIC_SIZE ? total :
+					  q->remote->segment_length),
+					 (unsigned)SD_ATOMIC_SIZE);
 		sge[0].len = SD_ATOMIC_SIZE;
 		total = SD_ATOMIC_SIZE;
 	}
@@ -234,11 +265,19 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 	 * in OFED (consumers rely on it); the provider's limits are.
 	 */
 	if (total > limit)
-		return SD_ERR(DAT_LENGTH_ERROR, 0);
+		return sd_refuse(q->api, &ep->obj, SD_ERR(DAT_LENGTH_ERROR, 0),
+				 "local_iov holds %llu bytes, above the "
+				 "provider's limit of %llu",
+				 (unsigned long long)total,
+				 (unsigned long long)limit);
 	/* WRITE-5, and the same for a read's source. */
 	if (q->op != SD_WR_SEND && !is_atomic(q->op) &&
 	    q->rmr_local == NULL && total > q->remote->segment_length)
-		return SD_ERR(DAT_LENGTH_ERROR, 0);
+		return sd_refuse(q->api, &ep->obj, SD_ERR(DAT_LENGTH_ERROR, 0),
+				 "local_iov holds %llu bytes, remote_iov "
+				 "only %llu (WRITE-5)",
+				 (unsigned long long)total,
+				 (unsigned long long)q->remote->segment_length);
 
 	memset(&tmpl, 0, sizeof(tmpl));
 	tmpl.cookie = q->cookie;
@@ -255,17 +294,34 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 
 	pthread_mutex_lock(&ep->lock);
 	if (q->rmr_local != NULL) {
-		ret = sd_api_err(sd_mem_resolve_rmr_local(ep->obj.ia, ep->pz,
-							  ep->tx.ep_id,
-							  q->rmr_local, &sge[0]),
-				 &(struct sd_argpos){ .iov = DAT_INVALID_ARG2,
-						      .write = true });
-		if (ret != DAT_SUCCESS)
+		const struct sd_argpos pos = { .iov = DAT_INVALID_ARG2,
+					       .write = true };
+		int r = sd_mem_resolve_rmr_local(ep->obj.ia, ep->pz,
+						 ep->tx.ep_id, q->rmr_local,
+						 &sge[0]);
+
+		if (r < 0) {
+			ret = sd_api_fail(q->api, &ep->obj, r, &pos,
+					  "local_iov (rmr_context 0x%x, "
+					  "[0x%llx, +%llu))",
+					  (unsigned)q->rmr_local->rmr_context,
+					  (unsigned long long)
+					  q->rmr_local->virtual_address,
+					  (unsigned long long)
+					  q->rmr_local->segment_length);
 			goto out;
+		}
 		nsge = sge[0].len > 0 ? 1 : 0;
 		total = sge[0].len;
 		if (total > limit || total > q->remote->segment_length) {
-			ret = SD_ERR(DAT_LENGTH_ERROR, 0);
+			ret = sd_refuse(q->api, &ep->obj,
+					SD_ERR(DAT_LENGTH_ERROR, 0),
+					"local_iov is %llu bytes, above %s "
+					"(%llu)", (unsigned long long)total,
+					total > limit ? "the provider's limit" :
+					"remote_iov's length",
+					(unsigned long long)(total > limit ?
+					limit : q->remote->segment_length));
 			goto out;
 		}
 	}
@@ -277,16 +333,28 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q)
 		goto out;
 	}
 	if (ep->state != DAT_EP_STATE_CONNECTED) {	/* SEND-4, WRITE-4 */
-		ret = sd_api_state_err(ep->state);
+		ret = sd_api_bad_state(q->api, &ep->obj, ep->state,
+				       "CONNECTED or DISCONNECTED (SEND-4)");
 		goto out;
 	}
 	if (total > (q->op == SD_WR_SEND ? ep->peer_max_msg : ep->peer_max_rdma)) {
-		ret = SD_ERR(DAT_LENGTH_ERROR, 0);
+		ret = sd_refuse(q->api, &ep->obj, SD_ERR(DAT_LENGTH_ERROR, 0),
+				"local_iov holds %llu bytes, above the peer's "
+				"%s of %llu", (unsigned long long)total,
+				q->op == SD_WR_SEND ? "max_message_size" :
+				"max_rdma_size", (unsigned long long)
+				(q->op == SD_WR_SEND ? ep->peer_max_msg :
+				 ep->peer_max_rdma));
 		goto out;
 	}
 	w = sd_wq_next(&ep->sq);
 	if (w == NULL) {				/* COMMON-8 */
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		ret = sd_refuse(q->api, &ep->obj,
+				SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       DAT_RESOURCE_TEP),
+				"the request queue is full: %u posted, none "
+				"completed yet (max_request_dtos %u) (COMMON-8)",
+				(unsigned)ep->sq.count, (unsigned)ep->sq.size);
 		goto out;
 	}
 	{
@@ -381,12 +449,21 @@ DAT_RETURN DAT_API sd_ep_post_send_with_invalidate(DAT_EP_HANDLE ep, DAT_COUNT n
 		.inv = invalidate == DAT_TRUE, .inv_ctx = rmr_context,
 	};
 
-	if (sd_ep_from_handle(ep) == NULL)
+	struct sd_ep *e = sd_ep_from_handle(ep);
+
+	if (e == NULL)
 		return post_refused(ep, &q,
-				    SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+				    sd_refuse_handle(q.api, NULL, "ep_handle",
+						     ep, SD_MAGIC_EP,
+						     DAT_INVALID_HANDLE_EP));
 	if (invalidate != DAT_TRUE && invalidate != DAT_FALSE)
 		return post_refused(ep, &q,
-				    SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6));
+				    sd_refuse(q.api, &e->obj,
+					      SD_ERR(DAT_INVALID_PARAMETER,
+						     DAT_INVALID_ARG6),
+					      "invalidate_flag %u is neither "
+					      "DAT_TRUE nor DAT_FALSE",
+					      (unsigned)invalidate));
 	return post_request(ep, &q);
 }
 
@@ -416,10 +493,13 @@ DAT_RETURN DAT_API sd_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE ep,
 
 	if (e == NULL)
 		return post_refused(ep, &q,
-				    SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+				    sd_refuse_handle(q.api, NULL, "ep_handle",
+						     ep, SD_MAGIC_EP,
+						     DAT_INVALID_HANDLE_EP));
 	if (local == NULL)
 		return post_refused(ep, &q,
-				    SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+				    sd_refuse_null(q.api, &e->obj, "local_iov",
+						   DAT_INVALID_ARG2));
 	return post_request(ep, &q);
 }
 
@@ -460,15 +540,24 @@ DAT_RETURN sd_post_atomic(DAT_EP_HANDLE ep, enum sd_atomic_op op,
 		.arg_flags = cas ? DAT_INVALID_ARG7 : DAT_INVALID_ARG6,
 	};
 
-	if (sd_ep_from_handle(ep) == NULL)
+	struct sd_ep *e = sd_ep_from_handle(ep);
+
+	if (e == NULL)
 		return post_refused(ep, &q,
-				    SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+				    sd_refuse_handle(q.api, NULL, "ep_handle",
+						     ep, SD_MAGIC_EP,
+						     DAT_INVALID_HANDLE_EP));
 	if (op != SD_ATOMIC_FETCH_ADD && op != SD_ATOMIC_CMP_SWAP)
 		return post_refused(ep, &q,
-				    SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+				    sd_refuse(q.api, &e->obj,
+					      SD_ERR(DAT_INVALID_PARAMETER,
+						     DAT_INVALID_ARG2),
+					      "atomic operation %d is not one "
+					      "softdapl knows", (int)op));
 	if (local == NULL)
 		return post_refused(ep, &q,
-				    SD_ERR(DAT_INVALID_PARAMETER, q.arg_iov));
+				    sd_refuse_null(q.api, &e->obj, "local_iov",
+						   q.arg_iov));
 	sd_put64(q.atomic, cmp_add);
 	sd_put64(q.atomic + 8, cas ? swap : 0);
 	return post_request(ep, &q);
@@ -480,26 +569,36 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 {
 	struct sd_ep *ep = sd_ep_from_handle(h);
 	struct sd_sge sge[SD_MAX_IOV];
-	DAT_RETURN ret;
+	DAT_RETURN ret = DAT_SUCCESS;
 	struct sd_wqe *w, tmpl;
+	struct sd_why why;
 	uint64_t total;
 	uint16_t nsge = 0;
+	int r;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_post_recv", NULL, "ep_handle", h,
+					SD_MAGIC_EP, DAT_INVALID_HANDLE_EP);
 	if (ep->srq != NULL)	/* its receives come from the SRQ */
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
+		return sd_refuse("ep_post_recv", &ep->obj,
+				 SD_ERR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_SRQ_IN_USE),
+				 "the EP receives from %s: post to the SRQ",
+				 sd_obj_name(&ep->srq->obj).s);
 	if (!sd_api_flags_ok(flags, ep->attr.recv_completion_flags))	/* RECV-4 */
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sd_api_err(sd_mem_resolve_iov(&ep->obj, ep->obj.ia, ep->pz, n, iov,
-					    ep->attr.max_recv_iov,
-					    DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge,
-					    &nsge, &total),
-			 &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
-					      .iov = DAT_INVALID_ARG3,
-					      .write = true });
-	if (ret != DAT_SUCCESS)
-		return ret;
+		return sd_api_bad_flags("ep_post_recv", &ep->obj, flags,
+					ep->attr.recv_completion_flags,
+					"recv_completion_flags",
+					DAT_INVALID_ARG5);
+	r = sd_mem_resolve_iov(&why, ep->obj.ia, ep->pz, n, iov,
+			       ep->attr.max_recv_iov,
+			       DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge, &total);
+	if (r < 0)
+		return sd_refuse("ep_post_recv", &ep->obj,
+				 sd_api_errno(r, &(struct sd_argpos){
+					.count = DAT_INVALID_ARG2,
+					.iov = DAT_INVALID_ARG3,
+					.write = true }), "%s", why.s);
 
 	memset(&tmpl, 0, sizeof(tmpl));
 	tmpl.cookie = cookie;
@@ -518,7 +617,12 @@ DAT_RETURN DAT_API sd_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	}
 	w = sd_wq_next(&ep->rq);			/* RECV-6: any state */
 	if (w == NULL) {
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		ret = sd_refuse("ep_post_recv", &ep->obj,
+				SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       DAT_RESOURCE_TEP),
+				"the receive queue is full: %u posted, none "
+				"completed yet (max_recv_dtos %u) (COMMON-8)",
+				(unsigned)ep->rq.count, (unsigned)ep->rq.size);
 		goto out;
 	}
 	{

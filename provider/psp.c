@@ -25,40 +25,52 @@
 #include "sp.h"
 #include "util.h"
 
-/* The CR EVD of a service point of @ia, or NULL. */
-static struct sd_evd *cr_evd(struct sd_ia *ia, DAT_EVD_HANDLE h)
+/*
+ * The CR EVD of a service point of @ia made by @call, @h: DAT_SUCCESS
+ * and *@out, or DAT_INVALID_HANDLE (DAT_INVALID_HANDLE_EVD_CR), said.
+ */
+static DAT_RETURN cr_evd(const char *call, struct sd_ia *ia, DAT_EVD_HANDLE h,
+			 struct sd_evd **out)
 {
-	struct sd_obj *o = sd_obj_check(h, SD_MAGIC_EVD);
-	struct sd_evd *evd = o ? sd_container_of(o, struct sd_evd, obj) : NULL;
-
-	if (evd == NULL || o->ia != ia || !(evd->flags & DAT_EVD_CR_FLAG))
-		return NULL;
-	return evd;
+	if (h == DAT_HANDLE_NULL)
+		return sd_refuse_handle(call, &ia->obj, "evd_handle", h,
+					SD_MAGIC_EVD,
+					DAT_INVALID_HANDLE_EVD_CR);
+	return sd_api_evd_arg(call, &ia->obj, "evd_handle", h, DAT_EVD_CR_FLAG,
+			      ia, DAT_INVALID_HANDLE_EVD_CR, out);
 }
 
 static DAT_RETURN psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 			     DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS flags,
 			     DAT_PSP_HANDLE *out, DAT_CONN_QUAL *chosen)
 {
+	const char *call = chosen ? "psp_create_any" : "psp_create";
+	const struct sd_argpos pos = { .qual = DAT_INVALID_ARG2 };
 	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_evd *evd;
 	struct sd_sp *sp;
 	DAT_RETURN ret;
+	int r;
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	evd = cr_evd(ia, evd_handle);
-	if (evd == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
-	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	if (out == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sd_api_err(sd_sp_create(ia, SD_MAGIC_PSP, evd, flags, NULL, port,
-				      &sp),
-			 &(struct sd_argpos){ .qual = DAT_INVALID_ARG2 });
+		return sd_refuse_handle(call, NULL, "ia_handle", ia_handle,
+					SD_MAGIC_IA, DAT_INVALID_HANDLE_IA);
+	ret = cr_evd(call, ia, evd_handle, &evd);
 	if (ret != DAT_SUCCESS)
 		return ret;
+	if (flags != DAT_PSP_CONSUMER_FLAG && flags != DAT_PSP_PROVIDER_FLAG)
+		return sd_refuse(call, &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+				 "psp_flags 0x%x is neither "
+				 "DAT_PSP_CONSUMER_FLAG nor "
+				 "DAT_PSP_PROVIDER_FLAG", (unsigned)flags);
+	if (out == NULL)
+		return sd_refuse_null(call, &ia->obj, "psp_handle",
+				      DAT_INVALID_ARG5);
+	r = sd_sp_create(ia, SD_MAGIC_PSP, evd, flags, NULL, port, &sp);
+	if (r < 0)
+		return sd_api_fail(call, &ia->obj, r, &pos, "conn_qual %llu",
+				   (unsigned long long)port);
 	if (chosen)
 		*chosen = sp->conn_qual;
 	/*
@@ -82,7 +94,8 @@ DAT_RETURN DAT_API sd_psp_create_any(DAT_IA_HANDLE ia, DAT_CONN_QUAL *conn_qual,
 				     DAT_PSP_HANDLE *psp)
 {
 	if (conn_qual == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("psp_create_any", NULL, "conn_qual",
+				      DAT_INVALID_ARG2);
 	return psp_create(ia, 0, evd, flags, psp, conn_qual);
 }
 
@@ -93,9 +106,11 @@ DAT_RETURN DAT_API sd_psp_query(DAT_PSP_HANDLE h, DAT_PSP_PARAM_MASK mask,
 	struct sd_sp *sp = o ? sd_container_of(o, struct sd_sp, obj) : NULL;
 
 	if (sp == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+		return sd_refuse_handle("psp_query", NULL, "psp_handle", h,
+					SD_MAGIC_PSP, DAT_INVALID_HANDLE_PSP);
 	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("psp_query", &sp->obj, "psp_param",
+				      DAT_INVALID_ARG3);
 	(void)mask;
 	pthread_mutex_lock(&sp->lock);
 	p->ia_handle = sd_obj_ia_handle(sp->obj.ia);
@@ -112,7 +127,8 @@ DAT_RETURN DAT_API sd_psp_free(DAT_PSP_HANDLE h)
 	struct sd_ia *ia;
 
 	if (o == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+		return sd_refuse_handle("psp_free", NULL, "psp_handle", h,
+					SD_MAGIC_PSP, DAT_INVALID_HANDLE_PSP);
 	ia = o->ia;
 	/* Counted while the PSP is the IA's (see sd_pz_free). */
 	sd_cnt_inc(ia->cnt, DCNT_IA_PSP_FREE);
@@ -178,42 +194,66 @@ DAT_RETURN DAT_API sd_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
 				 DAT_IA_ADDRESS_PTR addr, DAT_EVD_HANDLE evd_handle,
 				 DAT_CSP_HANDLE *out)
 {
+	const struct sd_argpos pos = { .qual = DAT_INVALID_ARG2 };
+	const DAT_RETURN no_comm = SD_ERR(DAT_COMM_NOT_SUPPORTED, 0);
 	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_evd *evd;
 	struct sd_sp *sp;
 	DAT_CONN_QUAL port;
 	DAT_RETURN ret;
+	int r;
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("csp_create", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	if (comm == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("csp_create", &ia->obj, "comm",
+				      DAT_INVALID_ARG2);
 	if (addr == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	evd = cr_evd(ia, evd_handle);
-	if (evd == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+		return sd_refuse_null("csp_create", &ia->obj, "address",
+				      DAT_INVALID_ARG3);
+	ret = cr_evd("csp_create", ia, evd_handle, &evd);
+	if (ret != DAT_SUCCESS)
+		return ret;
 	if (out == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		return sd_refuse_null("csp_create", &ia->obj, "csp_handle",
+				      DAT_INVALID_ARG5);
 	if ((comm->domain != AF_INET && comm->domain != AF_INET6) ||
 	    comm->type != SOCK_STREAM ||
 	    (comm->protocol != 0 && comm->protocol != IPPROTO_TCP))
-		return SD_ERR(DAT_COMM_NOT_SUPPORTED, 0);
+		return sd_refuse("csp_create", &ia->obj, no_comm,
+				 "comm (domain %d, type %d, protocol %d) is "
+				 "not TCP over AF_INET or AF_INET6",
+				 (int)comm->domain, (int)comm->type,
+				 (int)comm->protocol);
 	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
-		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+		return sd_refuse("csp_create", &ia->obj,
+				 SD_ERR(DAT_INVALID_ADDRESS,
+					DAT_INVALID_ADDRESS_UNSUPPORTED),
+				 "address has address family %u, neither "
+				 "AF_INET nor AF_INET6",
+				 (unsigned)addr->sa_family);
 	if (addr->sa_family != comm->domain)
-		return SD_ERR(DAT_COMM_NOT_SUPPORTED, 0);
+		return sd_refuse("csp_create", &ia->obj, no_comm,
+				 "address has family %u, comm's domain is %d",
+				 (unsigned)addr->sa_family, (int)comm->domain);
 	if (!csp_addr_ok(ia, addr))
-		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNREACHABLE);
+		return sd_refuse("csp_create", &ia->obj,
+				 SD_ERR(DAT_INVALID_ADDRESS,
+					DAT_INVALID_ADDRESS_UNREACHABLE),
+				 "address is neither the IA's address nor the "
+				 "wildcard of its family");
 	port = ntohs(addr->sa_family == AF_INET6 ?
 		     ((const struct sockaddr_in6 *)addr)->sin6_port :
 		     ((const struct sockaddr_in *)addr)->sin_port);
 
-	ret = sd_api_err(sd_sp_create(ia, SD_MAGIC_CSP, evd,
-				      DAT_PSP_CONSUMER_FLAG, comm, port, &sp),
-			 &(struct sd_argpos){ .qual = DAT_INVALID_ARG2 });
-	if (ret != DAT_SUCCESS)
-		return ret;
+	r = sd_sp_create(ia, SD_MAGIC_CSP, evd, DAT_PSP_CONSUMER_FLAG, comm,
+			 port, &sp);
+	if (r < 0)
+		return sd_api_fail("csp_create", &ia->obj, r, &pos,
+				   "address's port %llu",
+				   (unsigned long long)port);
 	/* A CSP has no counters of its own; it listens on TCP only. */
 	sd_cnt_inc(ia->cnt, DCNT_IA_CM_LISTEN);
 	/* What it listens on: the IA's address, the port bound. */
@@ -233,9 +273,11 @@ DAT_RETURN DAT_API sd_csp_query(DAT_CSP_HANDLE h, DAT_CSP_PARAM_MASK mask,
 	struct sd_sp *sp = csp_from_handle(h);
 
 	if (sp == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CSP);
+		return sd_refuse_handle("csp_query", NULL, "csp_handle", h,
+					SD_MAGIC_CSP, DAT_INVALID_HANDLE_CSP);
 	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("csp_query", &sp->obj, "csp_param",
+				      DAT_INVALID_ARG3);
 	(void)mask;	/* everything is cheap: fill it all */
 	pthread_mutex_lock(&sp->lock);
 	p->ia_handle = sd_obj_ia_handle(sp->obj.ia);
@@ -252,7 +294,8 @@ DAT_RETURN DAT_API sd_csp_free(DAT_CSP_HANDLE h)
 	struct sd_sp *sp = csp_from_handle(h);
 
 	if (sp == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CSP);
+		return sd_refuse_handle("csp_free", NULL, "csp_handle", h,
+					SD_MAGIC_CSP, DAT_INVALID_HANDLE_CSP);
 	sd_sp_release(sp);
 	return DAT_SUCCESS;
 }

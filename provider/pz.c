@@ -11,6 +11,7 @@
 #include "ia.h"
 #include "mem.h"
 #include "obj.h"
+#include "refuse.h"
 #include "util.h"
 
 static struct sd_pz *pz_of(DAT_PZ_HANDLE h)
@@ -26,13 +27,19 @@ DAT_RETURN DAT_API sd_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handl
 	struct sd_pz *pz;
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("pz_create", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	if (pz_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("pz_create", &ia->obj, "pz_handle",
+				      DAT_INVALID_ARG2);
 
 	pz = calloc(1, sizeof(*pz));
 	if (pz == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse("pz_create", &ia->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY),
+				 "no memory for the PZ");
 	sd_obj_init(&pz->obj, ia, SD_MAGIC_PZ, DAT_HANDLE_TYPE_PZ);
 
 	pthread_mutex_lock(&ia->lock);
@@ -49,11 +56,16 @@ DAT_RETURN DAT_API sd_pz_query(DAT_PZ_HANDLE pz_handle, DAT_PZ_PARAM_MASK mask,
 	struct sd_pz *pz = pz_of(pz_handle);
 
 	if (pz == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+		return sd_refuse_handle("pz_query", NULL, "pz_handle", pz_handle,
+					SD_MAGIC_PZ, DAT_INVALID_HANDLE_PZ);
 	if (mask & ~DAT_PZ_FIELD_ALL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_bits("pz_query", &pz->obj,
+				      SD_ERR(DAT_INVALID_PARAMETER,
+					     DAT_INVALID_ARG2),
+				      "pz_param_mask", mask, DAT_PZ_FIELD_ALL);
 	if (param == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("pz_query", &pz->obj, "pz_param",
+				      DAT_INVALID_ARG3);
 	param->ia_handle = sd_obj_ia_handle(pz->obj.ia);
 	return DAT_SUCCESS;
 }
@@ -65,13 +77,20 @@ DAT_RETURN DAT_API sd_pz_free(DAT_PZ_HANDLE pz_handle)
 	struct sd_ia *ia;
 
 	if (pz == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+		return sd_refuse_handle("pz_free", NULL, "pz_handle", pz_handle,
+					SD_MAGIC_PZ, DAT_INVALID_HANDLE_PZ);
 	ia = pz->obj.ia;
 
 	pthread_mutex_lock(&ia->lock);
 	if (pz->refs > 0) {
+		unsigned refs = (unsigned)pz->refs;
+
 		pthread_mutex_unlock(&ia->lock);
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_PZ_IN_USE);
+		return sd_refuse("pz_free", &pz->obj,
+				 SD_ERR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_PZ_IN_USE),
+				 "%u LMRs, RMRs, EPs or SRQs still use it "
+				 "(free them first)", refs);
 	}
 	/* Counted while the PZ is the IA's: once it is gone, a graceful
 	 * dat_ia_close on another thread may free the IA. */

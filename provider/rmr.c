@@ -48,6 +48,7 @@
 #include "mem.h"
 #include "obj.h"
 #include "qp.h"
+#include "refuse.h"
 #include "util.h"
 
 /* The remote privileges a binding may grant. */
@@ -79,20 +80,27 @@ static struct sd_lmr *lmr_of(DAT_LMR_HANDLE h)
 static DAT_RETURN rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_SCOPE scope,
 			     DAT_RMR_HANDLE *rmr_handle)
 {
+	const char *call = scope == DAT_RMR_SCOPE_EP ? "rmr_create_for_ep" :
+						       "rmr_create";
 	struct sd_pz *pz = pz_of(pz_handle);
 	struct sd_rmr *rmr;
 	struct sd_ia *ia;
 	int err;
 
 	if (pz == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+		return sd_refuse_handle(call, NULL, "pz_handle", pz_handle,
+					SD_MAGIC_PZ, DAT_INVALID_HANDLE_PZ);
 	if (rmr_handle == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null(call, &pz->obj, "rmr_handle",
+				      DAT_INVALID_ARG2);
 	ia = pz->obj.ia;
 
 	rmr = calloc(1, sizeof(*rmr));
 	if (rmr == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse(call, &pz->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY),
+				 "no memory for the RMR");
 	sd_obj_init(&rmr->obj, ia, SD_MAGIC_RMR, DAT_HANDLE_TYPE_RMR);
 	rmr->pz = pz;
 	rmr->scope = scope;
@@ -104,8 +112,11 @@ static DAT_RETURN rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_SCOPE scope,
 	if (err != 0) {
 		pthread_mutex_unlock(&ia->lock);
 		free(rmr);
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES,
-			      DAT_RESOURCE_MEMORY_REGION);
+		return sd_refuse(call, &pz->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY_REGION),
+				 "no context left: the IA has %d LMRs and RMRs "
+				 "(max_rmrs)", SD_MAX_LMRS);
 	}
 	pz->refs++;
 	sd_list_add_tail(&ia->rmrs, &rmr->obj.node);
@@ -139,11 +150,17 @@ DAT_RETURN DAT_API sd_rmr_query(DAT_RMR_HANDLE rmr_handle,
 	struct sd_rmr *rmr = rmr_of(rmr_handle);
 
 	if (rmr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+		return sd_refuse_handle("rmr_query", NULL, "rmr_handle",
+					rmr_handle, SD_MAGIC_RMR,
+					DAT_INVALID_HANDLE_RMR);
 	if (mask & ~DAT_RMR_FIELD_ALL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_bits("rmr_query", &rmr->obj,
+				      SD_ERR(DAT_INVALID_PARAMETER,
+					     DAT_INVALID_ARG2),
+				      "rmr_param_mask", mask, DAT_RMR_FIELD_ALL);
 	if (param == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("rmr_query", &rmr->obj, "rmr_param",
+				      DAT_INVALID_ARG3);
 	memset(param, 0, sizeof(*param));
 	param->ia_handle = sd_obj_ia_handle(rmr->obj.ia);
 	param->pz_handle = rmr->pz;
@@ -194,10 +211,16 @@ DAT_RETURN DAT_API sd_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 	DAT_EP_STATE state;
 	int r;
 
+	const DAT_MEM_PRIV_FLAGS privs = DAT_MEM_PRIV_ALL_FLAG | RMR_PRIVS;
+	const struct sd_argpos pos = { 0 };
+
 	if (rmr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+		return sd_refuse_handle("rmr_bind", NULL, "rmr_handle",
+					rmr_handle, SD_MAGIC_RMR,
+					DAT_INVALID_HANDLE_RMR);
 	if (t == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("rmr_bind", &rmr->obj, "lmr_triplet",
+				      DAT_INVALID_ARG3);
 	memset(&b, 0, sizeof(b));
 	b.rmr = rmr;
 	if (t->segment_length > 0) {
@@ -206,55 +229,120 @@ DAT_RETURN DAT_API sd_rmr_bind(DAT_RMR_HANDLE rmr_handle,
 		uint64_t start;
 
 		if (lmr == NULL || lmr->obj.ia != rmr->obj.ia)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+			return sd_refuse_handle("rmr_bind", &rmr->obj,
+						"lmr_handle", lmr_handle,
+						SD_MAGIC_LMR,
+						DAT_INVALID_HANDLE_LMR);
 		start = (uint64_t)(uintptr_t)lmr->addr;
-		if (t->lmr_context != lmr->lmr_context ||
-		    t->virtual_address < start ||
+		if (t->lmr_context != lmr->lmr_context)
+			return sd_refuse("rmr_bind", &rmr->obj,
+					 SD_ERR(DAT_INVALID_PARAMETER,
+						DAT_INVALID_ARG3),
+					 "lmr_triplet.lmr_context 0x%x is not "
+					 "%s's (0x%x)", (unsigned)t->lmr_context,
+					 sd_obj_name(&lmr->obj).s,
+					 (unsigned)lmr->lmr_context);
+		if (t->virtual_address < start ||
 		    t->segment_length > lmr->len ||
 		    t->virtual_address - start > lmr->len - t->segment_length)
-			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-		if (mem_priv & ~(DAT_MEM_PRIV_ALL_FLAG | RMR_PRIVS))
-			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+			return sd_refuse("rmr_bind", &rmr->obj,
+					 SD_ERR(DAT_INVALID_PARAMETER,
+						DAT_INVALID_ARG3),
+					 "lmr_triplet [0x%llx, +%llu) is not "
+					 "inside %s [%p, +%llu)",
+					 (unsigned long long)t->virtual_address,
+					 (unsigned long long)t->segment_length,
+					 sd_obj_name(&lmr->obj).s,
+					 (void *)lmr->addr,
+					 (unsigned long long)lmr->len);
+		if (mem_priv & ~privs)
+			return sd_refuse_bits("rmr_bind", &rmr->obj,
+					      SD_ERR(DAT_INVALID_PARAMETER,
+						     DAT_INVALID_ARG4),
+					      "mem_privileges", mem_priv,
+					      privs);
 		if (va_type != DAT_VA_TYPE_VA)
-			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+			return sd_refuse("rmr_bind", &rmr->obj,
+					 SD_ERR(DAT_INVALID_PARAMETER,
+						DAT_INVALID_ARG5),
+					 "va_type %u is not DAT_VA_TYPE_VA",
+					 (unsigned)va_type);
 		if (rmr_context == NULL)
-			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG9);
+			return sd_refuse_null("rmr_bind", &rmr->obj,
+					      "rmr_context", DAT_INVALID_ARG9);
 		local = lmr->priv;
 		if (local & DAT_MEM_PRIV_LOCAL_WRITE_FLAG)
 			local |= DAT_MEM_PRIV_LOCAL_READ_FLAG;
 		if ((mem_priv & DAT_MEM_PRIV_REMOTE_READ_FLAG) &&
 		    !(local & DAT_MEM_PRIV_LOCAL_READ_FLAG))
-			return SD_ERR(DAT_PRIVILEGES_VIOLATION,
-				      DAT_PRIVILEGES_RDMA_READ);
+			return sd_refuse("rmr_bind", &rmr->obj,
+					 SD_ERR(DAT_PRIVILEGES_VIOLATION,
+						DAT_PRIVILEGES_RDMA_READ),
+					 "remote read needs local read, and %s "
+					 "was registered without it",
+					 sd_obj_name(&lmr->obj).s);
 		if ((mem_priv & (DAT_MEM_PRIV_REMOTE_WRITE_FLAG |
 				 DAT_IB_MEM_PRIV_REMOTE_ATOMIC)) &&
 		    !(local & DAT_MEM_PRIV_LOCAL_WRITE_FLAG))
-			return SD_ERR(DAT_PRIVILEGES_VIOLATION,
-				      DAT_PRIVILEGES_RDMA_WRITE);
+			return sd_refuse("rmr_bind", &rmr->obj,
+					 SD_ERR(DAT_PRIVILEGES_VIOLATION,
+						DAT_PRIVILEGES_RDMA_WRITE),
+					 "remote write or atomic needs local "
+					 "write, and %s was registered without "
+					 "it", sd_obj_name(&lmr->obj).s);
 		if (lmr->pz != rmr->pz)
-			return SD_ERR(DAT_PROTECTION_VIOLATION, 0);
+			return sd_refuse("rmr_bind", &rmr->obj,
+					 SD_ERR(DAT_PROTECTION_VIOLATION, 0),
+					 "%s is in %s, the RMR in %s",
+					 sd_obj_name(&lmr->obj).s,
+					 sd_obj_name(&lmr->pz->obj).s,
+					 sd_obj_name(&rmr->pz->obj).s);
 		b.lmr = lmr;
 		b.va = t->virtual_address;
 		b.len = t->segment_length;
 		b.priv = mem_priv & RMR_PRIVS;
 	} else {
-		if (mem_priv & ~(DAT_MEM_PRIV_ALL_FLAG | RMR_PRIVS))
-			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		if (mem_priv & ~privs)
+			return sd_refuse_bits("rmr_bind", &rmr->obj,
+					      SD_ERR(DAT_INVALID_PARAMETER,
+						     DAT_INVALID_ARG4),
+					      "mem_privileges", mem_priv,
+					      privs);
 		if (va_type != DAT_VA_TYPE_VA)
-			return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+			return sd_refuse("rmr_bind", &rmr->obj,
+					 SD_ERR(DAT_INVALID_PARAMETER,
+						DAT_INVALID_ARG5),
+					 "va_type %u is not DAT_VA_TYPE_VA",
+					 (unsigned)va_type);
 		if (rmr_context == NULL)
 			rmr_context = &ignored;
 	}
 	ep = sd_ep_from_handle(ep_handle);
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (!sd_api_flags_ok(flags, ep->attr.request_completion_flags) ||
-	    (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+		return sd_refuse_handle("rmr_bind", &rmr->obj, "ep_handle",
+					ep_handle, SD_MAGIC_EP,
+					DAT_INVALID_HANDLE_EP);
+	if (!sd_api_flags_ok(flags, ep->attr.request_completion_flags))
+		return sd_api_bad_flags("rmr_bind", &rmr->obj, flags,
+					ep->attr.request_completion_flags,
+					"request_completion_flags",
+					DAT_INVALID_ARG8);
+	if (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
+		return sd_refuse("rmr_bind", &rmr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8),
+				 "completion_flags 0x%x: "
+				 "DAT_COMPLETION_SOLICITED_WAIT_FLAG is for a "
+				 "send", (unsigned)flags);
 	r = sd_qp_post_bind(ep, &b, cookie, flags, rmr_context, &state);
+	/* Not sd_api_bad_state: the memory tests link this file alone. */
 	if (r == -ENOTCONN)
-		return sd_api_state_err(state);
-	return sd_api_err(r, &(struct sd_argpos){ 0 });
+		return sd_refuse("rmr_bind", &rmr->obj, sd_api_state_err(state),
+				 "ep_handle %s is not CONNECTED (the subtype "
+				 "says what it is)", sd_obj_name(&ep->obj).s);
+	if (r < 0)
+		return sd_api_fail("rmr_bind", &rmr->obj, r, &pos,
+				   "ep_handle %s", sd_obj_name(&ep->obj).s);
+	return DAT_SUCCESS;
 }
 
 /*
@@ -295,7 +383,9 @@ DAT_RETURN DAT_API sd_rmr_free(DAT_RMR_HANDLE rmr_handle)
 	struct sd_ia *ia;
 
 	if (rmr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+		return sd_refuse_handle("rmr_free", NULL, "rmr_handle",
+					rmr_handle, SD_MAGIC_RMR,
+					DAT_INVALID_HANDLE_RMR);
 	ia = rmr->obj.ia;
 	/* Counted while the RMR is the IA's (see sd_pz_free). */
 	sd_cnt_inc(ia->cnt, DCNT_IA_RMR_FREE);

@@ -31,24 +31,40 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 				 DAT_EP_HANDLE ep_handle, DAT_EVD_HANDLE evd_handle,
 				 DAT_RSP_HANDLE *out)
 {
+	const struct sd_argpos pos = { .qual = DAT_INVALID_ARG2 };
 	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_ep *ep = sd_ep_from_handle(ep_handle);
-	struct sd_obj *o = sd_obj_check(evd_handle, SD_MAGIC_EVD);
-	struct sd_evd *evd = o ? sd_container_of(o, struct sd_evd, obj) : NULL;
+	struct sd_evd *evd;
 	struct sd_sp *sp;
 	DAT_RETURN ret;
+	int r;
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("rsp_create", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	if (ep == NULL || ep->obj.ia != ia)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (evd == NULL || o->ia != ia || !(evd->flags & DAT_EVD_CR_FLAG))
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+		return sd_refuse_handle("rsp_create", &ia->obj, "ep_handle",
+					ep_handle, SD_MAGIC_EP,
+					DAT_INVALID_HANDLE_EP);
+	if (evd_handle == DAT_HANDLE_NULL)
+		return sd_refuse_handle("rsp_create", &ia->obj, "evd_handle",
+					evd_handle, SD_MAGIC_EVD,
+					DAT_INVALID_HANDLE_EVD_CR);
+	ret = sd_api_evd_arg("rsp_create", &ia->obj, "evd_handle", evd_handle,
+			     DAT_EVD_CR_FLAG, ia, DAT_INVALID_HANDLE_EVD_CR,
+			     &evd);
+	if (ret != DAT_SUCCESS)
+		return ret;
 	if (out == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		return sd_refuse_null("rsp_create", &ia->obj, "rsp_handle",
+				      DAT_INVALID_ARG5);
 	sp = calloc(1, sizeof(*sp));
 	if (sp == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse("rsp_create", &ia->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY),
+				 "no memory for the RSP");
 	sd_obj_init(&sp->obj, ia, SD_MAGIC_RSP, DAT_HANDLE_TYPE_RSP);
 	pthread_mutex_init(&sp->lock, NULL);
 	sp->evd = evd;
@@ -56,7 +72,12 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state != DAT_EP_STATE_UNCONNECTED || ep->rsp != NULL) {
-		ret = sd_api_state_err(ep->state);
+		ret = sd_refuse("rsp_create", &ia->obj,
+				sd_api_state_err(ep->state),
+				"ep_handle %s is %s, needs UNCONNECTED%s",
+				sd_obj_name(&ep->obj).s,
+				sd_qp_state_name(ep->state),
+				ep->rsp != NULL ? " and no RSP" : "");
 		pthread_mutex_unlock(&ep->lock);
 		goto fail;
 	}
@@ -70,9 +91,10 @@ DAT_RETURN DAT_API sd_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL port,
 	sd_list_add_tail(&ia->rsps, &sp->obj.node);
 	pthread_mutex_unlock(&ia->lock);
 
-	ret = sd_api_err(sd_sp_listen(sp, ia, port),
-			 &(struct sd_argpos){ .qual = DAT_INVALID_ARG2 });
-	if (ret != DAT_SUCCESS) {
+	r = sd_sp_listen(sp, ia, port);
+	if (r < 0) {
+		ret = sd_api_fail("rsp_create", &ia->obj, r, &pos,
+				  "conn_qual %llu", (unsigned long long)port);
 		pthread_mutex_lock(&ep->lock);
 		ep->rsp = NULL;
 		sd_qp_set_state(ep, DAT_EP_STATE_UNCONNECTED, "rsp_create failed");
@@ -101,9 +123,11 @@ DAT_RETURN DAT_API sd_rsp_query(DAT_RSP_HANDLE h, DAT_RSP_PARAM_MASK mask,
 	struct sd_sp *sp = rsp_from_handle(h);
 
 	if (sp == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+		return sd_refuse_handle("rsp_query", NULL, "rsp_handle", h,
+					SD_MAGIC_RSP, DAT_INVALID_HANDLE_RSP);
 	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("rsp_query", &sp->obj, "rsp_param",
+				      DAT_INVALID_ARG3);
 	(void)mask;
 	pthread_mutex_lock(&sp->lock);
 	p->ia_handle = sd_obj_ia_handle(sp->obj.ia);
@@ -121,7 +145,8 @@ DAT_RETURN DAT_API sd_rsp_free(DAT_RSP_HANDLE h)
 	struct sd_ep *ep;
 
 	if (sp == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+		return sd_refuse_handle("rsp_free", NULL, "rsp_handle", h,
+					SD_MAGIC_RSP, DAT_INVALID_HANDLE_RSP);
 	ia = sp->obj.ia;
 	ep = sp->ep;
 	pthread_mutex_lock(&ep->lock);

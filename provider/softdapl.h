@@ -7,6 +7,8 @@
  *
  *   1  util.c       messages, the debug level, timed waits, sd_env_num,
  *                   the lock-owner check
+ *      refuse.c     why a call was refused: SOFTDAPL_DEBUG's line for
+ *                   every refusal of an entry point
  *      obj.c        objects: handles, IA handles, close ops, CR claims
  *      trace.c      the trace (TRACE.md); params.c ia_params; ctx.c the
  *                   LMR and RMR context tables; cma.c what they grant
@@ -36,7 +38,8 @@
  *      fault.c      fault injection (SOFTDAPL_FAULT)
  *      udep.c udcm.c  UD endpoints and their connection exchange
  *   5s api.c        what entry points share: the errno table
- *                   (sd_api_err), modify checks, completion flags
+ *                   (sd_api_err), modify checks, completion flags, the
+ *                   refusals more than one of them says
  *   5e the DAT entry points, one file per object as struct dat_provider
  *      lays them out: ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c
  *      psp.c rsp.c cr.c srq.c ud.c (UD EPs) counters.c (IB counters)
@@ -48,6 +51,7 @@
  *
  *   1h util.h     basics: SD_ERR, lists, counters, debug output, timed
  *                 waits, sd_env_num, the clock, SD_ASSERT_HELD
+ *      refuse.h   refusals: the line each says under SOFTDAPL_DEBUG
  *      obj.h      objects: magic, struct sd_obj, handles, close ops, claims
  *      ia.h       the IA, its address and named attributes; reg.c
  *      mem.h      PZ, LMR, RMR, binds, segments; ctx.c, and mem.c's side
@@ -135,14 +139,14 @@
  * a file may call of them is the call rule's business.
  *
  * LAYERS-BEGIN
- *   1  util.c obj.c trace.c params.c ctx.c cma.c reg.c
+ *   1  util.c obj.c trace.c params.c ctx.c cma.c reg.c refuse.c
  *   2  engine.c
  *   3  wq.c mem.c evq.c trigger.c srqbuf.c tcp.c shm.c
  *   4  qp.c complete.c sp.c tx.c rx.c progress.c cm.c fault.c udep.c udcm.c
  *   5s api.c
  *   5e ia.c pz.c lmr.c rmr.c evd.c cno.c ep.c post.c psp.c rsp.c cr.c srq.c counters.c ud.c
  *   5d provider.c ext.c trace-api.c
- *   1h util.h obj.h ia.h mem.h cma.h trace.h proto.h udproto.h entry.h softdapl.h
+ *   1h util.h obj.h ia.h mem.h cma.h trace.h proto.h udproto.h entry.h softdapl.h refuse.h
  *   2h engine.h
  *   3h wq.h evq.h srqbuf.h transport.h
  *   4h sock.h wire.h progress.h qp.h sp.h ext.h

@@ -89,30 +89,52 @@ static void srq_destroy(struct sd_srq *srq)
 DAT_RETURN DAT_API sd_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 				 DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *out)
 {
+	const DAT_RETURN nomem = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY);
 	struct sd_ia *ia = sd_obj_ia(ia_handle);
 	struct sd_obj *o;
 	struct sd_srq *srq;
+	struct sd_why why;
 	uint32_t i, n;
 
 	if (ia == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return sd_refuse_handle("srq_create", NULL, "ia_handle",
+					ia_handle, SD_MAGIC_IA,
+					DAT_INVALID_HANDLE_IA);
 	o = sd_obj_check(pz_handle, SD_MAGIC_PZ);
 	if (o == NULL || o->ia != ia)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+		return sd_refuse_handle("srq_create", &ia->obj, "pz_handle",
+					pz_handle, SD_MAGIC_PZ,
+					DAT_INVALID_HANDLE_PZ);
 	if (attr == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("srq_create", &ia->obj, "srq_attr",
+				      DAT_INVALID_ARG3);
 	if (out == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	if (attr->max_recv_dtos <= 0 || attr->max_recv_iov < 0 ||
-	    attr->low_watermark < 0 || attr->low_watermark > attr->max_recv_dtos)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (attr->max_recv_dtos > SD_MAX_RECV_PER_SRQ ||
-	    attr->max_recv_iov > SD_MAX_IOV)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
+		return sd_refuse_null("srq_create", &ia->obj, "srq_handle",
+				      DAT_INVALID_ARG4);
+	if (!sd_api_in_range((const struct sd_api_range[]){
+			{ "max_recv_dtos", attr->max_recv_dtos, 1, INT32_MAX },
+			{ "max_recv_iov", attr->max_recv_iov, 0, INT32_MAX },
+			{ "low_watermark", attr->low_watermark, 0,
+			  attr->max_recv_dtos },
+		}, 3, &why))
+		return sd_refuse("srq_create", &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "srq_attr: %s", why.s);
+	if (!sd_api_in_range((const struct sd_api_range[]){
+			{ "max_recv_dtos", attr->max_recv_dtos, 1,
+			  SD_MAX_RECV_PER_SRQ },
+			{ "max_recv_iov", attr->max_recv_iov, 0, SD_MAX_IOV },
+		}, 2, &why))
+		return sd_refuse("srq_create", &ia->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_SRQ),
+				 "srq_attr: %s, the provider's limit", why.s);
 
 	srq = calloc(1, sizeof(*srq));
 	if (srq == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse("srq_create", &ia->obj, nomem,
+				 "no memory for the SRQ");
 	pthread_mutex_init(&srq->lock, NULL);
 	n = (uint32_t)attr->max_recv_dtos;
 	srq->max_recv_iov = attr->max_recv_iov;
@@ -121,7 +143,8 @@ DAT_RETURN DAT_API sd_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handl
 	if (srq->avail == NULL || srq->free_slot == NULL ||
 	    sd_srqbuf_chunk_alloc(srq, &srq->chunk[0], 0, n) < 0) {
 		srq_destroy(srq);
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse("srq_create", &ia->obj, nomem,
+				 "no memory for %u receive slots", (unsigned)n);
 	}
 	srq->nchunks = 1;
 	sd_obj_init(&srq->obj, ia, SD_MAGIC_SRQ, DAT_HANDLE_TYPE_SRQ);
@@ -153,12 +176,19 @@ DAT_RETURN DAT_API sd_srq_free(DAT_SRQ_HANDLE h)
 	struct sd_ia *ia;
 
 	if (srq == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+		return sd_refuse_handle("srq_free", NULL, "srq_handle", h,
+					SD_MAGIC_SRQ, DAT_INVALID_HANDLE_SRQ);
 	ia = srq->obj.ia;
 	pthread_mutex_lock(&ia->lock);
 	if (srq->eps > 0) {
+		unsigned eps = srq->eps;
+
 		pthread_mutex_unlock(&ia->lock);
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
+		return sd_refuse("srq_free", &srq->obj,
+				 SD_ERR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_SRQ_IN_USE),
+				 "%u EPs still receive from it: free them "
+				 "first", eps);
 	}
 	/* Counted while the SRQ is the IA's (see sd_pz_free). */
 	sd_cnt_inc(ia->cnt, DCNT_IA_SRQ_FREE);
@@ -192,32 +222,41 @@ DAT_RETURN DAT_API sd_srq_post_recv(DAT_SRQ_HANDLE h, DAT_COUNT n,
 	struct sd_sge sge[SD_MAX_IOV];
 	struct sd_wqe *w;
 	uint64_t total;
+	struct sd_why why;
 	uint32_t idx;
 	uint16_t k;
-	DAT_RETURN r;
 	bool wake;
+	int r;
 
 	if (srq == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+		return sd_refuse_handle("srq_post_recv", NULL, "srq_handle", h,
+					SD_MAGIC_SRQ, DAT_INVALID_HANDLE_SRQ);
 	/*
 	 * COMMON-1 (n == 0 needs no iov; ARG2, ARG3), SRQ-8. The SRQ always
 	 * has a PZ, and LOCAL_WRITE has no read-implies-write fallback.
 	 */
-	r = sd_api_err(sd_mem_resolve_iov(&srq->obj, srq->obj.ia, srq->pz, n, iov,
-					  srq->max_recv_iov,
-					  DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &k,
-					  &total),
-		       &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
-					    .iov = DAT_INVALID_ARG3,
-					    .write = true });
-	if (r != DAT_SUCCESS)
-		return r;
+	r = sd_mem_resolve_iov(&why, srq->obj.ia, srq->pz, n, iov,
+			       srq->max_recv_iov, DAT_MEM_PRIV_LOCAL_WRITE_FLAG,
+			       sge, &k, &total);
+	if (r < 0)
+		return sd_refuse("srq_post_recv", &srq->obj,
+				 sd_api_errno(r, &(struct sd_argpos){
+					.count = DAT_INVALID_ARG2,
+					.iov = DAT_INVALID_ARG3,
+					.write = true }), "%s", why.s);
 
 	pthread_mutex_lock(&srq->lock);	/* SRQ-5: any state */
 	if (srq->nfree == 0 ||
 	    srq_outstanding(srq) >= (uint32_t)srq->max_recv_dtos) {
+		uint32_t out = srq_outstanding(srq);
+
 		pthread_mutex_unlock(&srq->lock);
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
+		return sd_refuse("srq_post_recv", &srq->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_SRQ),
+				 "the SRQ is full: %u receives posted or "
+				 "taken, not completed (max_recv_dtos %d)",
+				 (unsigned)out, (int)srq->max_recv_dtos);
 	}
 	idx = srq->free_slot[--srq->nfree];
 	w = sd_srqbuf_slot_at(srq, idx);
@@ -251,9 +290,11 @@ DAT_RETURN DAT_API sd_srq_query(DAT_SRQ_HANDLE h, DAT_SRQ_PARAM_MASK mask,
 	struct sd_srq *srq = sd_srq_from_handle(h);
 
 	if (srq == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+		return sd_refuse_handle("srq_query", NULL, "srq_handle", h,
+					SD_MAGIC_SRQ, DAT_INVALID_HANDLE_SRQ);
 	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("srq_query", &srq->obj, "srq_param",
+				      DAT_INVALID_ARG3);
 	(void)mask;
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_lock(&srq->lock);
@@ -286,18 +327,37 @@ DAT_RETURN DAT_API sd_srq_resize(DAT_SRQ_HANDLE h, DAT_COUNT max)
 	int r;
 
 	if (srq == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+		return sd_refuse_handle("srq_resize", NULL, "srq_handle", h,
+					SD_MAGIC_SRQ, DAT_INVALID_HANDLE_SRQ);
 	if (max <= 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("srq_resize", &srq->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "srq_max_recv_dto %d is not positive", (int)max);
 	if (max > SD_MAX_RECV_PER_SRQ)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
+		return sd_refuse("srq_resize", &srq->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_SRQ),
+				 "srq_max_recv_dto %d is above the provider's "
+				 "limit of %d", (int)max, SD_MAX_RECV_PER_SRQ);
 	r = sd_srqbuf_grow(srq, (uint32_t)max);
 	if (r < 0)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, r == -ENOMEM ?
-			      DAT_RESOURCE_MEMORY : DAT_RESOURCE_SRQ);
+		return sd_refuse("srq_resize", &srq->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES, r == -ENOMEM ?
+					DAT_RESOURCE_MEMORY : DAT_RESOURCE_SRQ),
+				 "cannot grow the SRQ to %d receives: %s",
+				 (int)max, strerror(-r));
 	pthread_mutex_lock(&srq->lock);
 	if ((uint32_t)max < srq_outstanding(srq) || max < srq->low_watermark)
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
+		ret = sd_refuse("srq_resize", &srq->obj,
+				SD_ERR(DAT_INVALID_STATE,
+				       DAT_INVALID_STATE_SRQ_IN_USE),
+				"srq_max_recv_dto %d is below %s (%u)",
+				(int)max, (uint32_t)max < srq_outstanding(srq) ?
+				"the receives posted or taken" :
+				"the low watermark",
+				(uint32_t)max < srq_outstanding(srq) ?
+				(unsigned)srq_outstanding(srq) :
+				(unsigned)srq->low_watermark);
 	else
 		srq->max_recv_dtos = max;
 	pthread_mutex_unlock(&srq->lock);
@@ -320,10 +380,15 @@ DAT_RETURN DAT_API sd_srq_set_lw(DAT_SRQ_HANDLE h, DAT_COUNT lw)
 	bool fire = false;
 
 	if (srq == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+		return sd_refuse_handle("srq_set_lw", NULL, "srq_handle", h,
+					SD_MAGIC_SRQ, DAT_INVALID_HANDLE_SRQ);
 	pthread_mutex_lock(&srq->lock);
 	if (lw < 0 || lw > srq->max_recv_dtos) {
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = sd_refuse("srq_set_lw", &srq->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				"low_watermark %d is not from 0 to the SRQ's "
+				"max_recv_dtos %d", (int)lw,
+				(int)srq->max_recv_dtos);
 	} else {
 		srq->low_watermark = lw;
 		srq->lw_armed = lw > 0;

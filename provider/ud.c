@@ -94,7 +94,8 @@ DAT_RETURN DAT_API sd_ud_set_consumer_context(DAT_HANDLE h, DAT_CONTEXT c)
 	struct sd_obj *o = ud_any(h);
 
 	if (o == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+		return sd_refuse_handle("set_consumer_context", NULL, "handle",
+					h, 0, DAT_INVALID_HANDLE1);
 	__atomic_store_n(&o->context.as_64, c.as_64, __ATOMIC_RELAXED);
 	return DAT_SUCCESS;
 }
@@ -104,9 +105,11 @@ DAT_RETURN DAT_API sd_ud_get_consumer_context(DAT_HANDLE h, DAT_CONTEXT *c)
 	struct sd_obj *o = ud_any(h);
 
 	if (o == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+		return sd_refuse_handle("get_consumer_context", NULL, "handle",
+					h, 0, DAT_INVALID_HANDLE1);
 	if (c == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("get_consumer_context", o, "context",
+				      DAT_INVALID_ARG2);
 	c->as_64 = __atomic_load_n(&o->context.as_64, __ATOMIC_RELAXED);
 	return DAT_SUCCESS;
 }
@@ -116,9 +119,11 @@ DAT_RETURN DAT_API sd_ud_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *t)
 	struct sd_obj *o = ud_any(h);
 
 	if (o == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+		return sd_refuse_handle("get_handle_type", NULL, "handle", h, 0,
+					DAT_INVALID_HANDLE1);
 	if (t == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("get_handle_type", o, "handle_type",
+				      DAT_INVALID_ARG2);
 	*t = o->type;
 	return DAT_SUCCESS;
 }
@@ -127,23 +132,39 @@ DAT_RETURN DAT_API sd_ud_get_handle_type(DAT_HANDLE h, DAT_HANDLE_TYPE *t)
 /* Creation                                                            */
 
 /*
- * Checks the attributes of a UD EP and fills in its defaults. The RDMA
+ * Checks the attributes of a UD EP and fills in its defaults; when they
+ * break a limit, says which in @why (debugging on). The RDMA
  * attributes mean nothing for datagrams: they are accepted and reported
  * as 0; nor does max_recv_dtos for an EP of an SRQ (@srq), as ep.c.
  */
-static bool ud_attr(const DAT_EP_ATTR *in, DAT_EP_ATTR *a, bool srq)
+static bool ud_attr(const DAT_EP_ATTR *in, DAT_EP_ATTR *a, bool srq,
+		    struct sd_why *why)
 {
 	const DAT_COMPLETION_FLAGS all = SD_COMPLETION_FLAGS_ALL;
+	const struct sd_api_range r[] = {
+		{ "max_message_size", (long long)in->max_message_size, 0,
+		  SD_UD_MAX_MSG },
+		{ "max_recv_dtos", srq ? 0 : in->max_recv_dtos, 0,
+		  SD_MAX_DTO_PER_EP },
+		{ "max_request_dtos", in->max_request_dtos, 0,
+		  SD_MAX_DTO_PER_EP },
+		{ "max_recv_iov", in->max_recv_iov, 0, SD_MAX_IOV },
+		{ "max_request_iov", in->max_request_iov, 0, SD_MAX_IOV },
+	};
 
 	*a = *in;
-	if (a->max_message_size > SD_UD_MAX_MSG ||
-	    (a->recv_completion_flags & ~all) ||
-	    (a->request_completion_flags & ~all) ||
-	    (!srq && (a->max_recv_dtos < 0 ||
-		      a->max_recv_dtos > SD_MAX_DTO_PER_EP)) ||
-	    a->max_request_dtos < 0 || a->max_request_dtos > SD_MAX_DTO_PER_EP ||
-	    a->max_recv_iov < 0 || a->max_recv_iov > SD_MAX_IOV ||
-	    a->max_request_iov < 0 || a->max_request_iov > SD_MAX_IOV)
+	if ((a->recv_completion_flags | a->request_completion_flags) & ~all) {
+		if (SD_REFUSING())
+			sd_why_set(why, "%s 0x%x has bits DAT 2.0 does not "
+				   "define", a->recv_completion_flags & ~all ?
+				   "recv_completion_flags" :
+				   "request_completion_flags",
+				   (unsigned)(a->recv_completion_flags & ~all ?
+					      a->recv_completion_flags :
+					      a->request_completion_flags));
+		return false;
+	}
+	if (!sd_api_in_range(r, SD_ARRAY_SIZE(r), why))
 		return false;
 	if (a->max_message_size == 0)
 		a->max_message_size = SD_UD_MAX_MSG;
@@ -167,42 +188,54 @@ DAT_RETURN sd_ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 			   DAT_EVD_HANDLE conn_h, DAT_SRQ_HANDLE srq_h,
 			   const DAT_EP_ATTR *attr, DAT_EP_HANDLE *out)
 {
+	const char *call = srq_h != DAT_HANDLE_NULL ? "ep_create_with_srq" :
+						      "ep_create";
+	const DAT_RETURN nomem = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY);
 	struct sd_srq *srq = NULL;
 	struct sd_evd *recv_evd, *req_evd, *conn_evd;
 	struct sd_pz *pz = NULL;
 	struct sd_ud_ep *ep;
+	struct sd_why why;
 	DAT_EP_ATTR a;
+	DAT_RETURN ret;
 	int fd;
 
-	if (pz_handle != DAT_HANDLE_NULL) {
-		struct sd_obj *o = sd_obj_check(pz_handle, SD_MAGIC_PZ);
-
-		if (o == NULL || o->ia != ia)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-		pz = sd_container_of(o, struct sd_pz, obj);
-	}
-	if (sd_evq_from_handle(recv_h, DAT_EVD_DTO_FLAG, ia, &recv_evd) < 0)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	if (sd_evq_from_handle(req_h, DAT_EVD_DTO_FLAG, ia, &req_evd) < 0)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	if (sd_evq_from_handle(conn_h, DAT_EVD_CONNECTION_FLAG, ia,
-			       &conn_evd) < 0)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
+	ret = sd_api_pz_arg(call, &ia->obj, ia, pz_handle, &pz);
+	if (ret == DAT_SUCCESS)
+		ret = sd_api_evd_arg(call, &ia->obj, "recv_evd_handle", recv_h,
+				     DAT_EVD_DTO_FLAG, ia,
+				     DAT_INVALID_HANDLE_EVD_RECV, &recv_evd);
+	if (ret == DAT_SUCCESS)
+		ret = sd_api_evd_arg(call, &ia->obj, "request_evd_handle",
+				     req_h, DAT_EVD_DTO_FLAG, ia,
+				     DAT_INVALID_HANDLE_EVD_REQUEST, &req_evd);
+	if (ret == DAT_SUCCESS)
+		ret = sd_api_evd_arg(call, &ia->obj, "connect_evd_handle",
+				     conn_h, DAT_EVD_CONNECTION_FLAG, ia,
+				     DAT_INVALID_HANDLE_EVD_CONN, &conn_evd);
+	if (ret != DAT_SUCCESS)
+		return ret;
 	if (srq_h != DAT_HANDLE_NULL) {
 		srq = sd_srq_from_handle(srq_h);
 		if (srq == NULL || srq->obj.ia != ia)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+			return sd_refuse_handle(call, &ia->obj, "srq_handle",
+						srq_h, SD_MAGIC_SRQ,
+						DAT_INVALID_HANDLE_SRQ);
 	}
 	if (out == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, srq ? DAT_INVALID_ARG8 :
-							    DAT_INVALID_ARG7);
-	if (!ud_attr(attr, &a, srq != NULL))
-		return SD_ERR(DAT_INVALID_PARAMETER, srq ? DAT_INVALID_ARG7 :
-							    DAT_INVALID_ARG6);
+		return sd_refuse_null(call, &ia->obj, "ep_handle",
+				      srq ? DAT_INVALID_ARG8 : DAT_INVALID_ARG7);
+	if (!ud_attr(attr, &a, srq != NULL, &why))
+		return sd_refuse(call, &ia->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, srq ?
+					DAT_INVALID_ARG7 : DAT_INVALID_ARG6),
+				 "ep_attr: %s", why.s);
 
 	ep = calloc(1, sizeof(*ep));
 	if (ep == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse(call, &ia->obj, nomem,
+				 "no memory for the UD EP");
 	ep->fd = -1;
 	if (sd_wq_init(&ep->sq, (uint32_t)a.max_request_dtos,
 		       (uint32_t)a.max_request_iov) < 0 ||
@@ -213,12 +246,15 @@ DAT_RETURN sd_ud_ep_create(struct sd_ia *ia, DAT_PZ_HANDLE pz_handle,
 		goto nomem;
 	fd = sd_ud_socket(ia, &ep->local, &ep->local_len);
 	if (fd < 0) {
-		sd_dbg("ud ep: cannot open its socket: %s", strerror(-fd));
 		sd_wq_destroy(&ep->sq);
 		sd_wq_destroy(&ep->rq);
 		free(ep->dest);
 		free(ep);
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
+		return sd_refuse(call, &ia->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_DEVICE),
+				 "cannot open the UD EP's socket: %s",
+				 strerror(-fd));
 	}
 	ep->fd = fd;
 	if (getrandom(&ep->qkey, sizeof(ep->qkey), 0) != (ssize_t)sizeof(ep->qkey))
@@ -275,7 +311,8 @@ nomem:
 	sd_wq_destroy(&ep->rq);
 	free(ep->dest);
 	free(ep);
-	return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	return sd_refuse(call, &ia->obj, nomem,
+			 "no memory for the UD EP's queues");
 }
 
 /* ------------------------------------------------------------------ */
@@ -289,9 +326,11 @@ DAT_RETURN DAT_API sd_ud_ep_query(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	static struct sockaddr_storage none;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_query", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("ep_query", &ep->obj, "ep_param",
+				      DAT_INVALID_ARG3);
 	(void)mask;	/* all of it, as ep.c */
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_lock(&ep->lock);
@@ -319,7 +358,8 @@ DAT_RETURN DAT_API sd_ud_ep_get_status(DAT_EP_HANDLE h, DAT_EP_STATE *state,
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_get_status", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
 	if (state)
 		*state = ep->state;
@@ -342,9 +382,14 @@ DAT_RETURN DAT_API sd_ud_ep_disconnect(DAT_EP_HANDLE h, DAT_CLOSE_FLAGS flags)
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_disconnect", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("ep_disconnect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "disconnect_flags 0x%x is neither "
+				 "DAT_CLOSE_ABRUPT_FLAG nor "
+				 "DAT_CLOSE_GRACEFUL_FLAG", (unsigned)flags);
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state != DAT_EP_STATE_DISCONNECTED)
 		sd_ud_close(ep, DAT_CONNECTION_EVENT_DISCONNECTED, "disconnect");
@@ -358,13 +403,18 @@ DAT_RETURN DAT_API sd_ud_ep_reset(DAT_EP_HANDLE h)
 	DAT_RETURN ret = DAT_SUCCESS;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_reset", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		sd_ud_set_state(ep, DAT_EP_STATE_UNCONNECTED, "dat_ep_reset");
 		ep->has_remote = false;	/* as ep.c forgets the peer */
 	} else if (ep->state != DAT_EP_STATE_UNCONNECTED) {
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_CONNECTED);
+		ret = sd_refuse("ep_reset", &ep->obj,
+				SD_ERR(DAT_INVALID_STATE,
+				       DAT_INVALID_STATE_EP_CONNECTED),
+				"state %s, needs DISCONNECTED or UNCONNECTED",
+				sd_qp_state_name(ep->state));
 	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
@@ -375,7 +425,8 @@ DAT_RETURN DAT_API sd_ud_ep_free(DAT_EP_HANDLE h)
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_free", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	sd_ud_ep_release(ep);
 	return DAT_SUCCESS;
 }
@@ -445,38 +496,53 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 	struct sd_sge sge[SD_MAX_IOV];
 	struct ud_post_attr pa;
 	struct sd_ud_dest d;
+	struct sd_why why;
 	struct sd_wqe *w;
-	DAT_RETURN ret;
+	DAT_RETURN ret = DAT_SUCCESS;
 	uint64_t total;
 	uint16_t nsge = 0;
 	int r;
 
 	/* dat_ib_post_send_ud(ep, segments, lbuf, ah, cookie, flags) */
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ib_post_send_ud", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	ud_post_attr(ep, false, &pa);
 	if (!sd_api_flags_ok(flags, pa.flags))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+		return sd_api_bad_flags("ib_post_send_ud", &ep->obj, flags,
+					pa.flags, "request_completion_flags",
+					DAT_INVALID_ARG6);
 	if (a == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	ret = sd_api_err(sd_mem_resolve_iov(&ep->obj, ep->obj.ia, pa.pz, n, iov,
-					    pa.max_iov,
-					    DAT_MEM_PRIV_LOCAL_READ_FLAG, sge,
-					    &nsge, &total),
-			 &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
-					      .iov = DAT_INVALID_ARG3 });
-	if (ret != DAT_SUCCESS)
-		return ret;
+		return sd_refuse_null("ib_post_send_ud", &ep->obj, "remote_ah",
+				      DAT_INVALID_ARG4);
+	r = sd_mem_resolve_iov(&why, ep->obj.ia, pa.pz, n, iov, pa.max_iov,
+			       DAT_MEM_PRIV_LOCAL_READ_FLAG, sge, &nsge, &total);
+	if (r < 0)
+		return sd_refuse("ib_post_send_ud", &ep->obj,
+				 sd_api_errno(r, &(struct sd_argpos){
+					.count = DAT_INVALID_ARG2,
+					.iov = DAT_INVALID_ARG3 }),
+				 "%s", why.s);
 	if (total > SD_UD_MAX_MSG)	/* one datagram's worth */
-		return SD_ERR(DAT_LENGTH_ERROR, 0);
+		return sd_refuse("ib_post_send_ud", &ep->obj,
+				 SD_ERR(DAT_LENGTH_ERROR, 0),
+				 "local_iov holds %llu bytes, above a "
+				 "datagram's %u", (unsigned long long)total,
+				 (unsigned)SD_UD_MAX_MSG);
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->freed) {
-		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		ret = sd_refuse("ib_post_send_ud", &ep->obj,
+				SD_ERR(DAT_INVALID_HANDLE,
+				       DAT_INVALID_HANDLE_EP),
+				"the EP is being freed");
 		goto out;
 	}
 	if (!ud_ah_dest(ep, a, &d)) {
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		ret = sd_refuse("ib_post_send_ud", &ep->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+				"remote_ah %p names no address handle this EP "
+				"resolved in its IA and PZ", (void *)a->ah);
 		goto out;
 	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
@@ -499,12 +565,21 @@ DAT_RETURN sd_ud_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 		}
 	}
 	if (nsge > ep->sq.max_sge) {	/* dat_ep_modify shrank it meanwhile */
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = sd_refuse("ib_post_send_ud", &ep->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				"num_segments: %u segments, and dat_ep_modify "
+				"just made the limit %u", (unsigned)nsge,
+				(unsigned)ep->sq.max_sge);
 		goto out;
 	}
 	w = sd_wq_next(&ep->sq);
 	if (w == NULL) {			/* COMMON-8 */
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		ret = sd_refuse("ib_post_send_ud", &ep->obj,
+				SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       DAT_RESOURCE_TEP),
+				"the request queue is full: %u sends queued "
+				"(max_request_dtos %u) (COMMON-8)",
+				(unsigned)ep->sq.count, (unsigned)ep->sq.size);
 		goto out;
 	}
 	w->cookie = cookie;
@@ -537,33 +612,46 @@ DAT_RETURN DAT_API sd_ud_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
 	struct sd_sge sge[SD_MAX_IOV];
 	struct ud_post_attr pa;
+	struct sd_why why;
 	struct sd_ia *ia;
 	struct sd_wqe *w;
-	DAT_RETURN ret;
+	DAT_RETURN ret = DAT_SUCCESS;
 	uint64_t total;
 	uint16_t nsge = 0;
 	bool soft = false;
+	int r;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_post_recv", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	if (ep->srq != NULL)	/* its receives come from the SRQ */
-		return SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE);
+		return sd_refuse("ep_post_recv", &ep->obj,
+				 SD_ERR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_SRQ_IN_USE),
+				 "the EP receives from %s: post to the SRQ",
+				 sd_obj_name(&ep->srq->obj).s);
 	ud_post_attr(ep, true, &pa);
 	if (!sd_api_flags_ok(flags, pa.flags))	/* RECV-4 */
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		return sd_api_bad_flags("ep_post_recv", &ep->obj, flags,
+					pa.flags, "recv_completion_flags",
+					DAT_INVALID_ARG5);
 	ia = ep->obj.ia;
-	ret = sd_api_err(sd_mem_resolve_iov(&ep->obj, ia, pa.pz, n, iov, pa.max_iov,
-					    DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge,
-					    &nsge, &total),
-			 &(struct sd_argpos){ .count = DAT_INVALID_ARG2,
-					      .iov = DAT_INVALID_ARG3,
-					      .write = true });
-	if (ret != DAT_SUCCESS)
-		return ret;
+	r = sd_mem_resolve_iov(&why, ia, pa.pz, n, iov, pa.max_iov,
+			       DAT_MEM_PRIV_LOCAL_WRITE_FLAG, sge, &nsge,
+			       &total);
+	if (r < 0)
+		return sd_refuse("ep_post_recv", &ep->obj,
+				 sd_api_errno(r, &(struct sd_argpos){
+					.count = DAT_INVALID_ARG2,
+					.iov = DAT_INVALID_ARG3,
+					.write = true }), "%s", why.s);
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->freed) {
-		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		ret = sd_refuse("ep_post_recv", &ep->obj,
+				SD_ERR(DAT_INVALID_HANDLE,
+				       DAT_INVALID_HANDLE_EP),
+				"the EP is being freed");
 		goto out;
 	}
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {	/* RECV-7 */
@@ -571,12 +659,21 @@ DAT_RETURN DAT_API sd_ud_ep_post_recv(DAT_EP_HANDLE h, DAT_COUNT n,
 		goto out;
 	}
 	if (nsge > ep->rq.max_sge) {	/* dat_ep_modify shrank it meanwhile */
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = sd_refuse("ep_post_recv", &ep->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				"num_segments: %u segments, and dat_ep_modify "
+				"just made the limit %u", (unsigned)nsge,
+				(unsigned)ep->rq.max_sge);
 		goto out;
 	}
 	w = sd_wq_next(&ep->rq);
 	if (w == NULL) {
-		ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		ret = sd_refuse("ep_post_recv", &ep->obj,
+				SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+				       DAT_RESOURCE_TEP),
+				"the receive queue is full: %u posted, none "
+				"completed yet (max_recv_dtos %u) (COMMON-8)",
+				(unsigned)ep->rq.count, (unsigned)ep->rq.size);
 		goto out;
 	}
 	w->cookie = cookie;
@@ -604,27 +701,49 @@ out:
 	return ret;
 }
 
-/* RC operations: a datagram EP has no RDMA and no connection to send on. */
+/*
+ * RC operations, @call, on UD EP @h: a datagram EP has no RDMA and no
+ * connection to send on (a datagram needs an address handle:
+ * dat_ib_post_send_ud). DAT_MODEL_NOT_SUPPORTED, said.
+ */
+static DAT_RETURN ud_rc_only(const char *call, DAT_EP_HANDLE h)
+{
+	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
+
+	if (ep == NULL)
+		return sd_refuse_handle(call, NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
+	return sd_refuse(call, &ep->obj, SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0),
+			 "a UD EP has no connection and no RDMA (send with "
+			 "dat_ib_post_send_ud)");
+}
+
 DAT_RETURN DAT_API sd_ud_ep_post_send(DAT_EP_HANDLE h, DAT_COUNT n,
 				      DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c,
 				      DAT_COMPLETION_FLAGS f)
 {
 	(void)n; (void)iov; (void)c; (void)f;
-	if (sd_ud_ep_from_handle(h) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	/* A datagram needs an address handle: dat_ib_post_send_ud. */
-	return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	return ud_rc_only("ep_post_send", h);
 }
 
-DAT_RETURN DAT_API sd_ud_ep_post_rdma(DAT_EP_HANDLE h, DAT_COUNT n,
-				      DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE c,
-				      const DAT_RMR_TRIPLET *r,
-				      DAT_COMPLETION_FLAGS f)
+DAT_RETURN DAT_API sd_ud_ep_post_rdma_read(DAT_EP_HANDLE h, DAT_COUNT n,
+					   DAT_LMR_TRIPLET *iov,
+					   DAT_DTO_COOKIE c,
+					   const DAT_RMR_TRIPLET *r,
+					   DAT_COMPLETION_FLAGS f)
 {
 	(void)n; (void)iov; (void)c; (void)r; (void)f;
-	if (sd_ud_ep_from_handle(h) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	return ud_rc_only("ep_post_rdma_read", h);
+}
+
+DAT_RETURN DAT_API sd_ud_ep_post_rdma_write(DAT_EP_HANDLE h, DAT_COUNT n,
+					    DAT_LMR_TRIPLET *iov,
+					    DAT_DTO_COOKIE c,
+					    const DAT_RMR_TRIPLET *r,
+					    DAT_COMPLETION_FLAGS f)
+{
+	(void)n; (void)iov; (void)c; (void)r; (void)f;
+	return ud_rc_only("ep_post_rdma_write", h);
 }
 
 DAT_RETURN DAT_API
@@ -633,8 +752,8 @@ sd_ud_ep_post_send_with_invalidate(DAT_EP_HANDLE h, DAT_COUNT n,
 				   DAT_COMPLETION_FLAGS f, DAT_BOOLEAN inv,
 				   DAT_RMR_CONTEXT ctx)
 {
-	(void)inv; (void)ctx;
-	return sd_ud_ep_post_send(h, n, iov, c, f);
+	(void)n; (void)iov; (void)c; (void)f; (void)inv; (void)ctx;
+	return ud_rc_only("ep_post_send_with_invalidate", h);
 }
 
 DAT_RETURN DAT_API sd_ud_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE h,
@@ -644,9 +763,7 @@ DAT_RETURN DAT_API sd_ud_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE h,
 						  DAT_COMPLETION_FLAGS f)
 {
 	(void)l; (void)c; (void)r; (void)f;
-	if (sd_ud_ep_from_handle(h) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	return ud_rc_only("ep_post_rdma_read_to_rmr", h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -703,6 +820,7 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	struct sd_evd *recv_evd = NULL, *req_evd = NULL, *conn_evd = NULL;
 	struct sd_ud_dest *dest = NULL;
 	struct sd_wq sq, rq;
+	struct sd_why why;
 	struct sd_pz *pz;
 	DAT_RETURN ret;
 	DAT_EP_ATTR in, a;
@@ -710,27 +828,32 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	bool requeue;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_modify", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	ia = ep->obj.ia;
-	ret = sd_api_modify_args(ia, mask, p, &pz);
+	ret = sd_api_modify_args(&ep->obj, mask, p, &pz);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE) {
-		if (sd_evq_from_handle(p->recv_evd_handle, DAT_EVD_DTO_FLAG,
-				       ia, &recv_evd) < 0)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
-	}
-	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE) {
-		if (sd_evq_from_handle(p->request_evd_handle, DAT_EVD_DTO_FLAG,
-				       ia, &req_evd) < 0)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
-	}
-	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE) {
-		if (sd_evq_from_handle(p->connect_evd_handle,
-				       DAT_EVD_CONNECTION_FLAG, ia, &conn_evd) < 0)
-			return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
-	}
-	ret = sd_api_modify_attr_check(mask, &p->ep_attr,
+	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
+		ret = sd_api_evd_arg("ep_modify", &ep->obj,
+				     "ep_param.recv_evd_handle",
+				     p->recv_evd_handle, DAT_EVD_DTO_FLAG, ia,
+				     DAT_INVALID_HANDLE_EVD_RECV, &recv_evd);
+	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
+		ret = sd_api_evd_arg("ep_modify", &ep->obj,
+				     "ep_param.request_evd_handle",
+				     p->request_evd_handle, DAT_EVD_DTO_FLAG,
+				     ia, DAT_INVALID_HANDLE_EVD_REQUEST,
+				     &req_evd);
+	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
+		ret = sd_api_evd_arg("ep_modify", &ep->obj,
+				     "ep_param.connect_evd_handle",
+				     p->connect_evd_handle,
+				     DAT_EVD_CONNECTION_FLAG, ia,
+				     DAT_INVALID_HANDLE_EVD_CONN, &conn_evd);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	ret = sd_api_modify_attr_check(&ep->obj, mask, &p->ep_attr,
 				      (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD);
 	if (ret != DAT_SUCCESS)
 		return ret;
@@ -740,29 +863,42 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	pthread_mutex_lock(&ep->lock);
 	in = ep->attr;
 	sd_api_attr_take(&in, mask, &p->ep_attr);
-	if (!ud_attr(&in, &a, ep->srq != NULL)) {
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!ud_attr(&in, &a, ep->srq != NULL, &why)) {
+		ret = sd_refuse("ep_modify", &ep->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				"ep_param.ep_attr: %s", why.s);
 		goto out;
 	}
 
 	/* The state: quiescent only (see above). */
 	if (ep->freed) {
-		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		ret = sd_refuse("ep_modify", &ep->obj,
+				SD_ERR(DAT_INVALID_HANDLE,
+				       DAT_INVALID_HANDLE_EP),
+				"the EP is being freed");
 		goto out;
 	}
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
-		ret = sd_api_state_err(ep->state);
+		ret = sd_api_bad_state("ep_modify", &ep->obj, ep->state,
+				       "UNCONNECTED");
 		goto out;
 	}
 	if (ep->cm_act > 0 || ep->cm_pas > 0) {
-		ret = SD_ERR(DAT_INVALID_STATE, ep->cm_act > 0 ?
-			     DAT_INVALID_STATE_EP_ACTCONNPENDING :
-			     DAT_INVALID_STATE_EP_PASSCONNPENDING);
+		ret = sd_refuse("ep_modify", &ep->obj,
+				SD_ERR(DAT_INVALID_STATE, ep->cm_act > 0 ?
+				       DAT_INVALID_STATE_EP_ACTCONNPENDING :
+				       DAT_INVALID_STATE_EP_PASSCONNPENDING),
+				"address handles are being resolved (%u asked "
+				"for, %u asked of it)", (unsigned)ep->cm_act,
+				(unsigned)ep->cm_pas);
 		goto out;
 	}
 	if (a.recv_completion_flags != ep->attr.recv_completion_flags &&
 	    ep->rq.count > 0) {
-		ret = sd_api_state_err(ep->state);
+		ret = sd_refuse("ep_modify", &ep->obj,
+				sd_api_state_err(ep->state),
+				"recv_completion_flags cannot change with %u "
+				"receives posted", (unsigned)ep->rq.count);
 		goto out;
 	}
 	requeue = a.max_recv_dtos != ep->attr.max_recv_dtos ||
@@ -772,7 +908,13 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	if (requeue) {
 		/* Only with nothing posted: receives may be queued. */
 		if (ep->sq.count > 0 || ep->rq.count > 0) {
-			ret = sd_api_state_err(ep->state);
+			ret = sd_refuse("ep_modify", &ep->obj,
+					sd_api_state_err(ep->state),
+					"the queue depths or segment counts "
+					"cannot change with DTOs posted (%u "
+					"receives, %u requests)",
+					(unsigned)ep->rq.count,
+					(unsigned)ep->sq.count);
 			goto out;
 		}
 		memset(&sq, 0, sizeof(sq));
@@ -786,8 +928,10 @@ DAT_RETURN DAT_API sd_ud_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 				    sizeof(*dest))) == NULL)) {
 			sd_wq_destroy(&sq);
 			sd_wq_destroy(&rq);
-			ret = SD_ERR(DAT_INSUFFICIENT_RESOURCES,
-				     DAT_RESOURCE_MEMORY);
+			ret = sd_refuse("ep_modify", &ep->obj,
+					SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					       DAT_RESOURCE_MEMORY),
+					"no memory for the resized queues");
 			goto out;
 		}
 		sd_wq_destroy(&ep->sq);
@@ -854,23 +998,49 @@ DAT_RETURN DAT_API sd_ud_ep_dup_connect(DAT_EP_HANDLE h, DAT_EP_HANDLE dup_h,
 	DAT_CONN_QUAL qual = 0;
 	DAT_RETURN ret = DAT_SUCCESS;
 
-	if (ep == NULL || dup == NULL || dup->obj.ia != ep->obj.ia)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (ep == NULL)
+		return sd_refuse_handle("ep_dup_connect", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
+	if (dup == NULL || dup->obj.ia != ep->obj.ia)
+		return sd_refuse_handle("ep_dup_connect", &ep->obj,
+					"ep_dup_handle", dup_h, SD_MAGIC_UD_EP,
+					DAT_INVALID_HANDLE_EP);
 	if (timeout == 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("ep_dup_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "timeout 0: an address handle cannot be "
+				 "resolved in no time");
 	if (pdata_size < 0 || pdata_size > SD_UD_MAX_PDATA)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		return sd_refuse("ep_dup_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+				 "private_data_size %d is not from 0 to %d",
+				 (int)pdata_size, (int)SD_UD_MAX_PDATA);
 	if (pdata_size > 0 && pdata == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		return sd_refuse("ep_dup_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+				 "private_data is NULL, private_data_size %d",
+				 (int)pdata_size);
 
 	memset(&ss, 0, sizeof(ss));
 	pthread_mutex_lock(&dup->lock);
 	if (dup->freed)
-		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		ret = sd_refuse("ep_dup_connect", &ep->obj,
+				SD_ERR(DAT_INVALID_HANDLE,
+				       DAT_INVALID_HANDLE_EP),
+				"ep_dup_handle %s is being freed",
+				sd_obj_name(&dup->obj).s);
 	else if (dup->state != DAT_EP_STATE_CONNECTED)
-		ret = sd_api_state_err(dup->state);
+		ret = sd_refuse("ep_dup_connect", &ep->obj,
+				sd_api_state_err(dup->state),
+				"ep_dup_handle %s is %s, needs CONNECTED",
+				sd_obj_name(&dup->obj).s,
+				sd_qp_state_name(dup->state));
 	else if (!dup->has_remote)
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = sd_refuse("ep_dup_connect", &ep->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				"ep_dup_handle %s has only accepted requests: "
+				"it knows no service point to ask",
+				sd_obj_name(&dup->obj).s);
 	if (ret == DAT_SUCCESS) {
 		ss = dup->remote;
 		qual = dup->remote_qual;
@@ -893,10 +1063,16 @@ DAT_RETURN DAT_API sd_ud_ep_common_connect(DAT_EP_HANDLE h,
 					   DAT_TIMEOUT t, DAT_COUNT n,
 					   const DAT_PVOID p)
 {
+	struct sd_ud_ep *ep = sd_ud_ep_from_handle(h);
+
 	(void)a; (void)t; (void)n; (void)p;
-	if (sd_ud_ep_from_handle(h) == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	return SD_ERR(DAT_NOT_IMPLEMENTED, 0);
+	if (ep == NULL)
+		return sd_refuse_handle("ep_common_connect", NULL, "ep_handle",
+					h, SD_MAGIC_UD_EP,
+					DAT_INVALID_HANDLE_EP);
+	return sd_refuse("ep_common_connect", &ep->obj,
+			 SD_ERR(DAT_NOT_IMPLEMENTED, 0),
+			 "a CSP takes TCP connections only, not UD EPs");
 }
 
 /*
@@ -915,7 +1091,8 @@ DAT_RETURN DAT_API sd_ud_ep_recv_query(DAT_EP_HANDLE h, DAT_COUNT *nbufs,
 	DAT_COUNT n;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_recv_query", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	pthread_mutex_lock(&ep->lock);
 	n = (DAT_COUNT)ep->rq.count;
 	pthread_mutex_unlock(&ep->lock);
@@ -962,15 +1139,25 @@ DAT_RETURN DAT_API sd_ud_ep_set_watermark(DAT_EP_HANDLE h, DAT_COUNT soft,
 	bool fired = false;
 
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_set_watermark", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	if (soft < 0 && soft != DAT_WATERMARK_INFINITE)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("ep_set_watermark", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "soft_high_watermark %d is neither a count nor "
+				 "DAT_WATERMARK_INFINITE", (int)soft);
 	if (hard < 0 && hard != DAT_WATERMARK_INFINITE)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("ep_set_watermark", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "hard_high_watermark %d is neither a count nor "
+				 "DAT_WATERMARK_INFINITE", (int)hard);
 	ia = ep->obj.ia;
 	pthread_mutex_lock(&ep->lock);
 	if (ep->freed) {
-		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		ret = sd_refuse("ep_set_watermark", &ep->obj,
+				SD_ERR(DAT_INVALID_HANDLE,
+				       DAT_INVALID_HANDLE_EP),
+				"the EP is being freed");
 	} else {
 		ep->soft_hw = soft;
 		ep->soft_armed = soft != DAT_WATERMARK_INFINITE;
@@ -996,9 +1183,11 @@ DAT_RETURN sd_ud_ah_free(DAT_EP_HANDLE h, const DAT_IB_ADDR_HANDLE *a)
 
 	/* dat_ib_ud_ah_free(ep, ah) */
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ib_ud_ah_free", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	if (a == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("ib_ud_ah_free", &ep->obj, "ah",
+				      DAT_INVALID_ARG2);
 	pthread_mutex_lock(&ep->lock);
 	pthread_mutex_lock(&sd_ud_ah_lock);
 	ah = ud_ah_check(ep, a);
@@ -1009,7 +1198,10 @@ DAT_RETURN sd_ud_ah_free(DAT_EP_HANDLE h, const DAT_IB_ADDR_HANDLE *a)
 	pthread_mutex_unlock(&sd_ud_ah_lock);
 	pthread_mutex_unlock(&ep->lock);
 	if (ah == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("ib_ud_ah_free", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "ah %p names no live address handle this EP "
+				 "resolved in its IA and PZ", (void *)a->ah);
 	free(ah);
 	return DAT_SUCCESS;
 }
@@ -1022,12 +1214,20 @@ DAT_RETURN sd_ud_cm_free(DAT_EP_HANDLE h, void *p)
 
 	/* dat_ib_ud_cm_free(ep, cm): the engine frees it once it is done. */
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ib_ud_cm_free", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	if ((uintptr_t)cm < SD_HANDLE_MIN)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("ib_ud_cm_free", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "cm %p is not a CM object", p);
 	pthread_mutex_lock(&ep->lock);
 	if (cm->magic != SD_UD_CM_MAGIC || cm->ep != ep || cm->released)
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = sd_refuse("ib_ud_cm_free", &ep->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				"cm %p %s", p, cm->magic != SD_UD_CM_MAGIC ?
+				"is not a CM object" : cm->ep != ep ?
+				"belongs to another EP" :
+				"was freed already");
 	else
 		cm->released = true;
 	pthread_mutex_unlock(&ep->lock);

@@ -56,6 +56,7 @@
 #include "ext.h"
 #include "ia.h"
 #include "obj.h"
+#include "refuse.h"
 #include "sp.h"
 #include "trace.h"
 #include "udproto.h"
@@ -470,6 +471,35 @@ static void ud_tick(uv_timer_t *t)
 /* ------------------------------------------------------------------ */
 /* The requester                                                       */
 
+/*
+ * Whether UD EP @ep may resolve an address handle now, asking
+ * (dat_ep_connect) or answering (dat_cr_accept, @call on @obj, the CR):
+ * DAT_SUCCESS, or the refusal: freed, DISCONNECTED, or without a
+ * connection EVD for the outcome. ep->lock held.
+ */
+static DAT_RETURN ud_ep_ready(const char *call, const struct sd_obj *obj,
+			      struct sd_ud_ep *ep)
+{
+	if (ep->freed)
+		return sd_refuse(call, obj,
+				 SD_ERR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_EP),
+				 "%s is being freed", sd_obj_name(&ep->obj).s);
+	if (ep->state == DAT_EP_STATE_DISCONNECTED)
+		return sd_refuse(call, obj,
+				 SD_ERR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_EP_DISCONNECTED),
+				 "%s is DISCONNECTED (dat_ep_reset it first)",
+				 sd_obj_name(&ep->obj).s);
+	if (ep->conn_evd == NULL)
+		return sd_refuse(call, obj,
+				 SD_ERR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_EP_NOTREADY),
+				 "%s has no connection EVD",
+				 sd_obj_name(&ep->obj).s);
+	return DAT_SUCCESS;
+}
+
 DAT_RETURN DAT_API sd_ud_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 				    DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
 				    DAT_COUNT pdata_size, const DAT_PVOID pdata,
@@ -482,35 +512,73 @@ DAT_RETURN DAT_API sd_ud_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 
 	(void)qos;
 	if (ep == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("ep_connect", NULL, "ep_handle", h,
+					SD_MAGIC_UD_EP, DAT_INVALID_HANDLE_EP);
 	if (addr == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse_null("ep_connect", &ep->obj,
+				      "remote_ia_address", DAT_INVALID_ARG2);
 	if (addr->sa_family == AF_INET)
 		alen = sizeof(struct sockaddr_in);
 	else if (addr->sa_family == AF_INET6)
 		alen = sizeof(struct sockaddr_in6);
 	else
-		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_ADDRESS,
+					DAT_INVALID_ADDRESS_UNSUPPORTED),
+				 "remote_ia_address has address family %u, "
+				 "neither AF_INET nor AF_INET6",
+				 (unsigned)addr->sa_family);
 	/* The EP's socket speaks its IA's family only. */
 	if (addr->sa_family != ep->local.ss_family)
-		return SD_ERR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_ADDRESS,
+					DAT_INVALID_ADDRESS_UNSUPPORTED),
+				 "remote_ia_address is %s, the UD EP's socket "
+				 "%s", addr->sa_family == AF_INET ? "IPv4" :
+				 "IPv6", ep->local.ss_family == AF_INET ?
+				 "IPv4" : "IPv6");
 	if (sd_qual_port(conn_qual) < 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "remote_conn_qual 0x%llx names no port (its "
+				 "low 16 bits are 0)",
+				 (unsigned long long)conn_qual);
 	conn_qual = (DAT_CONN_QUAL)sd_qual_port(conn_qual);
 	if (timeout == 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+				 "timeout 0: an address handle cannot be "
+				 "resolved in no time");
 	if (pdata_size < 0 || pdata_size > SD_UD_MAX_PDATA)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+				 "private_data_size %d is not from 0 to %d",
+				 (int)pdata_size, (int)SD_UD_MAX_PDATA);
 	if (pdata_size > 0 && pdata == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6),
+				 "private_data is NULL, private_data_size %d",
+				 (int)pdata_size);
 	if (flags & DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)
-		return SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_MODEL_NOT_SUPPORTED, 0),
+				 "connect_flags 0x%x: "
+				 "DAT_CONNECT_MULTIPATH_REQUIRED_FLAG, and "
+				 "softdapl has one path", (unsigned)flags);
 	if (flags & ~(DAT_CONNECT_MULTIPATH_FLAG))
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+		return sd_refuse_bits("ep_connect", &ep->obj,
+				      SD_ERR(DAT_INVALID_PARAMETER,
+					     DAT_INVALID_ARG8),
+				      "connect_flags", flags,
+				      DAT_CONNECT_MULTIPATH_FLAG |
+				      DAT_CONNECT_MULTIPATH_REQUIRED_FLAG);
 
 	cm = calloc(1, sizeof(*cm));
 	if (cm == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse("ep_connect", &ep->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY),
+				 "no memory for the request");
 	cm->magic = SD_UD_CM_MAGIC;
 	cm->ep = ep;
 	cm->active = true;
@@ -535,12 +603,7 @@ DAT_RETURN DAT_API sd_ud_ep_connect(DAT_EP_HANDLE h, DAT_IA_ADDRESS_PTR addr,
 	sd_list_init(&cm->reg);
 
 	pthread_mutex_lock(&ep->lock);
-	if (ep->freed)
-		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	else if (ep->state == DAT_EP_STATE_DISCONNECTED)
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCONNECTED);
-	else if (ep->conn_evd == NULL)
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
+	ret = ud_ep_ready("ep_connect", &ep->obj, ep);
 	if (ret == DAT_SUCCESS) {
 		sd_list_add_tail(&ep->cm_new, &cm->node);
 		cm_count(cm);
@@ -822,9 +885,11 @@ DAT_RETURN DAT_API sd_ud_cr_query(DAT_CR_HANDLE h, DAT_CR_PARAM_MASK mask,
 	struct sd_ud_cr *cr = ud_cr_from_handle(h);
 
 	if (cr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse_handle("cr_query", NULL, "cr_handle", h,
+					SD_MAGIC_UD_CR, DAT_INVALID_HANDLE_CR);
 	if (p == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse_null("cr_query", &cr->obj, "cr_param",
+				      DAT_INVALID_ARG3);
 	(void)mask;
 	p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&cr->remote;
 	p->remote_port_qual = ntohs(cr->remote.ss_family == AF_INET6 ?
@@ -890,20 +955,36 @@ DAT_RETURN DAT_API sd_ud_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 	struct sd_ud_cm *cm;
 
 	if (cr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse_handle("cr_accept", NULL, "cr_handle", h,
+					SD_MAGIC_UD_CR, DAT_INVALID_HANDLE_CR);
 	/* A UD request is accepted on a UD EP of the same IA, never NULL. */
 	if (ep == NULL || ep->obj.ia != cr->obj.ia)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return sd_refuse_handle("cr_accept", &cr->obj, "ep_handle",
+					ep_handle, SD_MAGIC_UD_EP,
+					DAT_INVALID_HANDLE_EP);
 	if (size < 0 || size > SD_UD_MAX_PDATA)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("cr_accept", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "private_data_size %d is not from 0 to %d",
+				 (int)size, (int)SD_UD_MAX_PDATA);
 	if (size > 0 && pdata == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		return sd_refuse("cr_accept", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+				 "private_data is NULL, private_data_size %d",
+				 (int)size);
 	cm = calloc(1, sizeof(*cm));
 	if (cm == NULL)
-		return SD_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		return sd_refuse("cr_accept", &cr->obj,
+				 SD_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY),
+				 "no memory for the reply");
 	if (!cr_take(cr, SD_UDCR_ACCEPT)) {
 		free(cm);
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse("cr_accept", NULL,
+				 SD_ERR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_CR),
+				 "cr_handle %p: the request was accepted, "
+				 "rejected or handed off meanwhile", h);
 	}
 	cm->magic = SD_UD_CM_MAGIC;
 	cm->ep = ep;
@@ -925,13 +1006,8 @@ DAT_RETURN DAT_API sd_ud_cr_accept(DAT_CR_HANDLE h, DAT_EP_HANDLE ep_handle,
 	sd_list_init(&cm->reg);
 
 	pthread_mutex_lock(&ep->lock);
-	if (ep->freed)
-		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	else if (ep->state == DAT_EP_STATE_DISCONNECTED)
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCONNECTED);
-	else if (ep->conn_evd == NULL)
-		ret = SD_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_NOTREADY);
-	else
+	ret = ud_ep_ready("cr_accept", &cr->obj, ep);
+	if (ret == DAT_SUCCESS)
 		cm_count(cm);
 	pthread_mutex_unlock(&ep->lock);
 	if (ret != DAT_SUCCESS) {
@@ -952,13 +1028,24 @@ DAT_RETURN DAT_API sd_ud_cr_reject(DAT_CR_HANDLE h, DAT_COUNT size,
 	struct sd_ud_cr *cr = ud_cr_from_handle(h);
 
 	if (cr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse_handle("cr_reject", NULL, "cr_handle", h,
+					SD_MAGIC_UD_CR, DAT_INVALID_HANDLE_CR);
 	if (size < 0 || size > SD_UD_MAX_PDATA)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("cr_reject", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "private_data_size %d is not from 0 to %d",
+				 (int)size, (int)SD_UD_MAX_PDATA);
 	if (size > 0 && pdata == NULL)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return sd_refuse("cr_reject", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+				 "private_data is NULL, private_data_size %d",
+				 (int)size);
 	if (!cr_take(cr, SD_UDCR_REJECT))
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse("cr_reject", NULL,
+				 SD_ERR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_CR),
+				 "cr_handle %p: the request was accepted, "
+				 "rejected or handed off meanwhile", h);
 	cr->rej_len = (uint16_t)size;
 	if (size > 0)
 		memcpy(cr->rej_pdata, pdata, (size_t)size);
@@ -1016,18 +1103,32 @@ DAT_RETURN DAT_API sd_ud_cr_handoff(DAT_CR_HANDLE h, DAT_CONN_QUAL qual)
 	struct sd_ia *ia;
 
 	if (cr == NULL)
-		return SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return sd_refuse_handle("cr_handoff", NULL, "cr_handle", h,
+					SD_MAGIC_UD_CR, DAT_INVALID_HANDLE_CR);
 	if (sd_qual_port(qual) < 0)
-		return SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return sd_refuse("cr_handoff", &cr->obj,
+				 SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				 "handoff 0x%llx names no port (its low 16 bits "
+				 "are 0)", (unsigned long long)qual);
 	qual = (DAT_CONN_QUAL)sd_qual_port(qual);
 	ia = cr->obj.ia;
 	pthread_mutex_lock(&ia->lock);
 	if (cr->action != SD_UDCR_PENDING || cr->obj.magic != SD_MAGIC_UD_CR) {
-		ret = SD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		ret = sd_refuse("cr_handoff", NULL,
+				SD_ERR(DAT_INVALID_HANDLE,
+				       DAT_INVALID_HANDLE_CR),
+				"cr_handle %p: the request was accepted, "
+				"rejected or handed off meanwhile", h);
 	} else if ((sp = sd_sp_find(ia, qual)) == NULL ||
 		   sp->obj.magic != SD_MAGIC_PSP ||
 		   sp->flags != DAT_PSP_CONSUMER_FLAG || !sp_takes_ud(sp)) {
-		ret = SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		ret = sd_refuse("cr_handoff", &cr->obj,
+				SD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+				"handoff %llu: %s", (unsigned long long)qual,
+				sp == NULL ? "no service point of this IA "
+				"listens there" : "the service point there "
+				"takes no UD requests (only a PSP with "
+				"DAT_PSP_CONSUMER_FLAG does)");
 	} else {
 		cr->action = SD_UDCR_HANDOFF;
 		cr->handoff_qual = qual;

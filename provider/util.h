@@ -110,8 +110,9 @@ static inline void sd_cnt_inc(uint64_t *cnt, unsigned i)
 /* Debug output                                                       */
 
 /*
- * SOFTDAPL_DEBUG=1 prints provider messages (state transitions, errors) on
- * stderr, prefixed "softdapl: ". Off by default and cheap when off.
+ * SOFTDAPL_DEBUG=1 prints provider messages (state transitions, errors,
+ * and why each refused call was refused: refuse.h) on stderr, prefixed
+ * "softdapl: ". Off by default and cheap when off.
  */
 extern int sd_debug_level;
 /*

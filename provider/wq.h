@@ -8,6 +8,7 @@
 #define SD_WQ_H
 
 #include "mem.h"
+#include "refuse.h"
 
 /* ------------------------------------------------------------------ */
 /* Limits of EPs, SRQs and the wire (ep.c, srq.c, cm.c; ia_query)      */
@@ -103,11 +104,11 @@ struct sd_wq {
  * above @max), -EFAULT (@iov NULL for @n > 0), -ENODEV (no PZ), or an
  * error of sd_mem_resolve_local (COMMON-1, 5..7): the entry points turn
  * them into their DAT_RETURN with sd_api_err. With SOFTDAPL_DEBUG, a
- * refusal says why in words, naming @who (the poster: EP or SRQ), the
- * segment, the LMR and its bounds. Any thread; allocates nothing (mem.c).
- * Used by post.c, srq.c and ud.c.
+ * failure says why in words in @why (refuse.h): the segment, the LMR and
+ * its bounds, for the caller's refusal line. Any thread; allocates
+ * nothing (mem.c). Used by post.c, srq.c and ud.c.
  */
-int sd_mem_resolve_iov(const struct sd_obj *who, struct sd_ia *ia,
+int sd_mem_resolve_iov(struct sd_why *why, struct sd_ia *ia,
 		       struct sd_pz *pz, DAT_COUNT n,
 		       const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
 		       DAT_MEM_PRIV_FLAGS need, struct sd_sge *sge,

@@ -37,3 +37,7 @@ TEST_ENTRY_TIMEOUT(provider_data_path_allocates_nothing, 300)
 HELPER_ENTRY(alloc_probe)
 HELPER_ENTRY(refusal_probe)
 TEST_ENTRY(provider_wildcard_listens_everywhere)
+
+/* test-provider-refuse.c: every refusal says why under SOFTDAPL_DEBUG */
+TEST_ENTRY(provider_refusals_say_why)
+HELPER_ENTRY(refusals_probe)

@@ -495,10 +495,12 @@ TEST_IMPL(provider_dto_unsignalled_allowed)
 
 /*
  * Refused posts say why under SOFTDAPL_DEBUG (in a helper: the variable
- * is read when the provider loads), naming the EP, the segment, the LMR
- * and what is wrong with it; and a context that names no LMR is told
- * apart from one whose LMR lacks the privilege by the subtype too
- * (COMMON-7: both are DAT_PRIVILEGES_VIOLATION).
+ * is read when the provider loads), naming the call, the EP, the segment,
+ * the LMR and what is wrong with it, and the DAT_RETURN (refuse.h); and a
+ * context that names no LMR is told apart from one whose LMR lacks the
+ * privilege by the subtype too (COMMON-7: both are
+ * DAT_PRIVILEGES_VIOLATION). provider_refusals_say_why covers the other
+ * refusals of every object.
  */
 HELPER_IMPL(refusal_probe)
 {
@@ -574,7 +576,14 @@ TEST_IMPL(provider_dto_refusal_says_why)
 	ASSERT_STR_CONTAINS(out, "[0x");
 	ASSERT_STR_CONTAINS(out, "is not inside lmr");
 	ASSERT_STR_CONTAINS(out, "num_segments 1000: not from 0 to");
-	ASSERT_STR_CONTAINS(out, ": post refused: local_iov[0]: lmr_context 0x");
+	/* refuse.h's line: the call, the EP, the reason, the names. */
+	ASSERT_STR_CONTAINS(out, "softdapl: dat_ep_post_send(ep1): refused: "
+				 "local_iov[0]: lmr_context 0x");
+	ASSERT_STR_CONTAINS(out, "dat_ep_post_recv(ep1): refused: "
+				 "local_iov[0]: lmr");
+	ASSERT_STR_CONTAINS(out, "without local write access "
+				 "(DAT_PRIVILEGES_VIOLATION "
+				 "DAT_PRIVILEGES_WRITE)");
 	test_helper_free(h);
 	return 0;
 }
