@@ -18,8 +18,11 @@
 #   make SAN=asan     AddressSanitizer + UBSan build in build-asan/
 #   make SAN=tsan     ThreadSanitizer build in build-tsan/
 #   make install      PREFIX, LIBDIR, INCLUDEDIR, SYSCONFDIR, DESTDIR honoured;
-#                     make uninstall removes exactly what it wrote
-#   make deb          build/softdapl_VERSION_amd64.deb (tools/mkdeb)
+#                     REGISTRY=replace makes our libdat2.so.2 the system's
+#                     (README, "Installing"); make uninstall removes
+#                     exactly what it wrote
+#   make deb          build/softdapl{,-registry,-dev}_VERSION_amd64.deb
+#                     (tools/mkdeb)
 #   make V=1          show the commands
 #
 # Versioning (see README): the soname major (libdat2.so.2) is the ABI of
@@ -388,7 +391,7 @@ $(O)/dat2.pc: dat2.pc.in Makefile
 	$(Q)mkdir -p $(@D)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-		$< > $@
+		-e 's|@RPATH@||' $< > $@
 
 # The build tree used in place (README, "Using the build tree without
 # installing"): $(O)/dat.conf names this build's provider,
@@ -534,14 +537,28 @@ soak: deps all
 # Installation. make install puts everything where Debian's conventions
 # expect it under PREFIX (README "Installing"); make uninstall removes
 # exactly what install wrote, and the directories it created once they are
-# empty: install lists those directories, and $(SYSCONFDIR)/dat.conf when
-# it created it, in $(DOCDIR)/install-manifest. make deb: tools/mkdeb.
+# empty: install lists those directories, $(SYSCONFDIR)/dat.conf when it
+# created it, and where it put the registry, in
+# $(DOCDIR)/install-manifest. make deb: tools/mkdeb.
 #
-# dat.conf: an existing $(SYSCONFDIR)/dat.conf is never touched; install
-# writes our entries, with the installed provider's absolute path, to
-# $(DOCDIR)/softdapl.dat.conf and prints the command that appends them.
-# Where there is no dat.conf, install creates it from those entries, and
-# uninstall removes it again unless it changed since (dat.conf(5)).
+# The registry (tools/dat-registry): our libdat2.so.2 in LIBDIR would come
+# before a registry the system has (Debian's libdapl2) for every program
+# the loader serves, Debian's dtest among them. So where there is one,
+# make install keeps it the system's: ours and libdat.so.1 go to
+# REGISTRYDIR, which the loader does not search, and softdapl's tools and
+# dat2.pc reach them with an RPATH; everything else loads softdapl's
+# provider through the system's registry. REGISTRY=replace (on the command
+# line) puts ours in LIBDIR instead, REGISTRY=keep in REGISTRYDIR.
+# Where the system has none, ours goes to LIBDIR. A reinstall repeats the
+# previous choice unless told otherwise, and install ends with the line
+# that says which registry dtest loads.
+#
+# dat.conf: install writes our entries, with the installed provider's
+# absolute path, to $(DOCDIR)/softdapl.dat.conf, and puts them into an
+# existing $(SYSCONFDIR)/dat.conf between marker lines
+# (tools/dat-conf-block), which uninstall takes out again. Where there is
+# no dat.conf, install creates it from those entries, and uninstall
+# removes it again unless it changed since (dat.conf(5)).
 
 MANDIR		?= $(DATADIR)/man
 # Debian's Wireshark loads Lua dissectors from its global Lua plugin
@@ -549,12 +566,19 @@ MANDIR		?= $(DATADIR)/man
 # which is this for LIBDIR=/usr/lib/x86_64-linux-gnu (make deb).
 WIRESHARK_LUADIR ?= $(LIBDIR)/wireshark/plugins
 LDCONFIG	?= ldconfig
+# auto, keep or replace; from the command line only: many CI runners set
+# REGISTRY in the environment to a container registry's name.
+ifneq ($(origin REGISTRY),command line)
+REGISTRY	:= auto
+endif
+REGISTRYDIR	?= $(LIBDIR)/softdapl
 
 HEADERS		:= $(wildcard include/dat2/*.h) $(wildcard include/dat/*.h)
 # Every program of $(TOOLS), softdapl-seq and softbench, relinked for the
-# installed tree (no RUNPATH): from tools/NAME.c and tools/NAME-*.c
-# (softbench-*.c, datinfo-conf.c) unless INST_OBJS_NAME lists the objects,
-# with INST_LIBS_NAME as extra libraries.
+# installed tree (no RUNPATH, or REGISTRYDIR's when the registry is kept
+# there): from tools/NAME.c and tools/NAME-*.c (softbench-*.c,
+# datinfo-conf.c) unless INST_OBJS_NAME lists the objects, with
+# INST_LIBS_NAME as extra libraries.
 INST_PROGS	:= $(sort $(TOOLS) $(if $(SEQ_OBJS),$(SEQ)) $(O)/tools/softbench)
 inst_objs	= $(or $(INST_OBJS_$(notdir $(1))),$(1).o \
 		  $(patsubst %.c,$(O)/%.o,$(wildcard tools/$(notdir $(1))-*.c)))
@@ -568,11 +592,19 @@ MAN_LINKS	:= $(foreach p,$(wildcard tools/man/*.3),$(foreach n,$(filter-out \
 INST_LUA	:= $(wildcard tools/softdapl.lua)
 INST_PROVIDER	= $(LIBDIR)/libdaplsoft.so.$(SOMAJOR)
 
-INST_FILES	= $(INST_PROGS:$(O)/tools/%=$(BINDIR)/%) $(BINDIR)/bench-plot \
-		  $(LIBDIR)/libdat2.so.$(SOVERSION) $(LIBDIR)/libdat2.so.$(SOMAJOR) \
-		  $(LIBDIR)/libdat2.so \
-		  $(if $(DAT12_SRCS),$(LIBDIR)/libdat.so.1.$(SOVERSION12) \
-		  $(LIBDIR)/libdat.so.1 $(LIBDIR)/libdat.so) \
+# libdat.so.1 kept in REGISTRYDIR finds the libdat2.so.2 beside it there
+# (RUNPATH $ORIGIN), not the system's.
+DAT12_RELINK	= $(CC) -shared -Wl,-soname,libdat.so.1 \
+		  -Wl,--version-script=registry/dat12/libdat.map -Wl,-z,defs \
+		  -Wl,-z,relro -Wl,-z,now $(ALL_LDFLAGS) $(DAT12_OBJS) -L$(O)/lib \
+		  -Wl,--no-as-needed -ldat2 -Wl,--as-needed -ldl -Wl,-rpath,'$$ORIGIN'
+# The registries' files in directory $(1): LIBDIR or REGISTRYDIR.
+reg_files	= $(1)/libdat2.so.$(SOVERSION) $(1)/libdat2.so.$(SOMAJOR) \
+		  $(1)/libdat2.so $(if $(DAT12_SRCS),$(1)/libdat.so.1.$(SOVERSION12) \
+		  $(1)/libdat.so.1 $(1)/libdat.so)
+# As arguments of rm -f in the DESTDIR ($$d of the recipes).
+in_dest		= $(addprefix "$$d,$(addsuffix ",$(1)))
+INST_COMMON	= $(INST_PROGS:$(O)/tools/%=$(BINDIR)/%) $(BINDIR)/bench-plot \
 		  $(if $(PROV_SRCS),$(LIBDIR)/libdaplsoft.so.$(SOVERSION) $(INST_PROVIDER)) \
 		  $(PKGCONFIGDIR)/dat2.pc $(HEADERS:include/%=$(INCLUDEDIR)/%) \
 		  $(foreach m,$(INST_MANS),$(call man_dest,$(m))) \
@@ -580,7 +612,8 @@ INST_FILES	= $(INST_PROGS:$(O)/tools/%=$(BINDIR)/%) $(BINDIR)/bench-plot \
 		  $(INST_LUA:tools/%=$(WIRESHARK_LUADIR)/%) \
 		  $(DOCDIR)/README $(DOCDIR)/dat.conf.example \
 		  $(DOCDIR)/softdapl.dat.conf $(DOCDIR)/install-manifest
-INST_DIRS	= $(sort $(patsubst %/,%,$(dir $(INST_FILES))) $(SYSCONFDIR))
+inst_dirs	= $(sort $(patsubst %/,%,$(dir $(INST_COMMON) $(call reg_files,$(1)))) \
+		  $(SYSCONFDIR))
 
 # The registry reads $(SYSCONFDIR)/dat.conf (sr.c): rebuilt when it changes.
 $(O)/registry/sr.o: $(O)/sysconfdir.stamp
@@ -594,28 +627,45 @@ installable: $(LIBS) $(foreach p,$(INST_PROGS),$(call inst_objs,$(p)))
 
 install: installable tools/bench-plot dat2.pc.in
 	$(Q)set -e; d='$(DESTDIR)'; m="$$d$(DOCDIR)/install-manifest"; \
+	r=$$(tools/dat-registry choose '$(REGISTRY)' "$$m" "$$d" '$(LIBDIR)'); \
+	mode=$${r% *}; prev=$${r#* }; \
+	if [ "$$mode" = keep ]; then \
+		rd='$(REGISTRYDIR)'; rpath='-Wl,-rpath,$(REGISTRYDIR)'; \
+		pcrpath=' -Wl,-rpath,$${libdir}'; dirs='$(call inst_dirs,$(REGISTRYDIR))'; \
+	else \
+		rd='$(LIBDIR)'; rpath=; pcrpath=; dirs='$(call inst_dirs,$(LIBDIR))'; \
+	fi; \
 	made=; if [ -f "$$m" ]; then made=$$(grep -v '^#' "$$m" || true); fi; \
 	if [ -n "$$d" ]; then mkdir -p "$$d"; fi; \
-	for dir in $(INST_DIRS); do \
+	for dir in $$dirs; do \
 		p="$$d$$dir"; new=; \
 		while [ ! -d "$$p" ]; do new="$$p $$new"; p=$$(dirname "$$p"); done; \
 		for n in $$new; do mkdir "$$n"; made="$$made $${n#"$$d"}"; done; \
 	done; \
-	$(INSTALL) -m 755 $(REG_LIB) "$$d$(LIBDIR)/"; \
-	ln -sf libdat2.so.$(SOVERSION) "$$d$(LIBDIR)/libdat2.so.$(SOMAJOR)"; \
-	ln -sf libdat2.so.$(SOMAJOR) "$$d$(LIBDIR)/libdat2.so"; \
-	$(if $(DAT12_SRCS),$(INSTALL) -m 755 $(DAT12_LIB) "$$d$(LIBDIR)/"; \
-	ln -sf libdat.so.1.$(SOVERSION12) "$$d$(LIBDIR)/libdat.so.1"; \
-	ln -sf libdat.so.1 "$$d$(LIBDIR)/libdat.so";) \
+	if [ "$$prev" = keep ] && [ "$$mode" = replace ]; then \
+		rm -f $(call in_dest,$(call reg_files,$(REGISTRYDIR))); \
+	elif [ "$$prev" = replace ] && [ "$$mode" = keep ]; then \
+		rm -f $(call in_dest,$(call reg_files,$(LIBDIR))); \
+	fi; \
+	$(INSTALL) -m 755 $(REG_LIB) "$$d$$rd/"; \
+	ln -sf libdat2.so.$(SOVERSION) "$$d$$rd/libdat2.so.$(SOMAJOR)"; \
+	ln -sf libdat2.so.$(SOMAJOR) "$$d$$rd/libdat2.so"; \
+	$(if $(DAT12_SRCS),if [ "$$mode" = keep ]; then \
+		$(DAT12_RELINK) -o "$$d$$rd/libdat.so.1.$(SOVERSION12)"; \
+	else \
+		$(INSTALL) -m 755 $(DAT12_LIB) "$$d$$rd/"; \
+	fi; \
+	ln -sf libdat.so.1.$(SOVERSION12) "$$d$$rd/libdat.so.1"; \
+	ln -sf libdat.so.1 "$$d$$rd/libdat.so";) \
 	$(if $(PROV_SRCS),$(INSTALL) -m 755 $(PROV_LIB) "$$d$(LIBDIR)/"; \
 	ln -sf libdaplsoft.so.$(SOVERSION) "$$d$(INST_PROVIDER)";) \
 	$(foreach p,$(INST_PROGS),$(CC) $(ALL_LDFLAGS) -Wl,--as-needed \
 		-o "$$d$(BINDIR)/$(notdir $(p))" $(call inst_objs,$(p)) \
-		-L$(O)/lib -ldat2 $(INST_LIBS_$(notdir $(p)));) \
+		-L$(O)/lib -ldat2 $$rpath $(INST_LIBS_$(notdir $(p)));) \
 	$(INSTALL) -m 755 tools/bench-plot "$$d$(BINDIR)/"; \
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@LIBDIR@|$$rd|" \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-		dat2.pc.in > "$$d$(PKGCONFIGDIR)/dat2.pc"; \
+		-e "s|@RPATH@|$$pcrpath|" dat2.pc.in > "$$d$(PKGCONFIGDIR)/dat2.pc"; \
 	chmod 644 "$$d$(PKGCONFIGDIR)/dat2.pc"; \
 	$(INSTALL) -m 644 $(wildcard include/dat2/*.h) "$$d$(INCLUDEDIR)/dat2/"; \
 	$(INSTALL) -m 644 $(wildcard include/dat/*.h) "$$d$(INCLUDEDIR)/dat/"; \
@@ -644,13 +694,20 @@ install: installable tools/bench-plot dat2.pc.in
 		echo "created $(SYSCONFDIR)/dat.conf: softdapl-lo, softdapl-any, softdapl-lo6"; \
 	fi; \
 	{ echo '# make install: what it created besides its files, for make uninstall'; \
+	  echo "# registry: $$mode"; \
 	  for f in $$made; do echo "$$f"; done; } > "$$m"; \
 	chmod 644 "$$m"; \
-	if [ -z "$$d" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi
+	if [ -z "$$d" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi; \
+	tools/dat-registry say "$$mode" "$$d" '$(LIBDIR)' '$(REGISTRYDIR)'
 
+# The registry's files where the manifest says install put them; without
+# a manifest, REGISTRYDIR's and those of LIBDIR that no package owns.
 uninstall:
 	$(Q)set -e; d='$(DESTDIR)'; m="$$d$(DOCDIR)/install-manifest"; \
-	made=; if [ -f "$$m" ]; then made=$$(grep -v '^#' "$$m" || true); fi; \
+	made=; mode=; if [ -f "$$m" ]; then \
+		made=$$(grep -v '^#' "$$m" || true); \
+		mode=$$(sed -n 's/^# registry: //p' "$$m"); mode=$${mode:-replace}; \
+	fi; \
 	conf="$$d$(SYSCONFDIR)/dat.conf"; rev=; \
 	tools/dat-conf-block remove "$$conf" | sed 's|^'"$$d"'||'; \
 	for f in $$made; do \
@@ -662,14 +719,23 @@ uninstall:
 			echo "$(SYSCONFDIR)/dat.conf changed since make install created it: left as it is"; \
 		fi; \
 	done; \
-	rm -f $(addprefix "$$d,$(addsuffix ",$(INST_FILES))); \
+	rm -f $(call in_dest,$(INST_COMMON)); \
+	case $$mode in \
+	keep) rm -f $(call in_dest,$(call reg_files,$(REGISTRYDIR)));; \
+	replace) rm -f $(call in_dest,$(call reg_files,$(LIBDIR)));; \
+	*) rm -f $(call in_dest,$(call reg_files,$(REGISTRYDIR))); \
+	   for f in $(call reg_files,$(LIBDIR)); do \
+		tools/dat-registry owned "$$d$$f" || rm -f "$$d$$f"; \
+	   done;; \
+	esac; \
 	for f in $$rev; do \
 		if [ -d "$$d$$f" ]; then rmdir "$$d$$f" 2>/dev/null || true; fi; \
 	done; \
 	if [ -z "$$d" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi
 
-# build/softdapl_VERSION_ARCH.deb (DEBDIR= elsewhere), from a make install
-# into a temporary root: tools/mkdeb.
+# build/softdapl_VERSION_ARCH.deb, softdapl-registry_... and softdapl-dev_...
+# (DEBDIR= elsewhere), from a make install into a temporary root:
+# tools/mkdeb.
 DEBDIR		?= $(O)
 
 deb: $(LIBS) tools/bench-plot $(foreach p,$(INST_PROGS),$(call inst_objs,$(p)))

@@ -4,8 +4,11 @@
  * with nothing but `pkg-config --cflags --libs dat2` and opens an IA
  * through the installed dat.conf; make uninstall removes exactly what
  * install wrote, and never an existing dat.conf or a file of someone
- * else's. The man pages render without a warning, and make deb builds a
- * package with the expected files, fields and maintainer scripts.
+ * else's. The man pages render without a warning, and make deb builds
+ * packages with the expected files, fields and maintainer scripts. In a
+ * fresh Debian 12 root with Debian's dapl2-utils: make install with each
+ * choice of registry, and each package, beside Debian's DAPL or in place
+ * of its registry.
  *
  * The tests drive make and the shell: each writes its script into its
  * temporary directory and runs it with the source tree and the build
@@ -374,34 +377,81 @@ TEST_IMPL(ci_setup_fresh_root)
 }
 
 /*
+ * The shell functions every script of a fresh root starts with: the
+ * build's packages, the checksum of Debian's /etc/dat.conf before
+ * anything of ours, a dtest pair over softdapl-lo whose both sides must
+ * print PASSED (OFED's dtest exits 0 after FAILED; the client tries
+ * again while the server is not listening yet), which libdat2.so.2
+ * Debian's dtest loads and which package owns it, and dpkg's view of
+ * Debian's three packages.
+ */
+#define FRESH_ROOT_PRELUDE						\
+	"set -e\n"							\
+	"cd /src\n"							\
+	"tools/install-deps build >/dev/null\n"				\
+	"md5sum /etc/dat.conf > /tmp/dat.conf.md5\n"			\
+	"dt() {\n"							\
+	"	dtest -s -P softdapl-lo > /tmp/s.out 2>&1 &\n"		\
+	"	for i in 1 2 3 4 5 6 7 8 9 10; do\n"			\
+	"		sleep 1\n"					\
+	"		if dtest -P softdapl-lo -h 127.0.0.1 > /tmp/c.out 2>&1 &&\n" \
+	"		   grep -q PASSED /tmp/c.out; then break; fi\n"	\
+	"		grep -q \"Couldn't connect\" /tmp/c.out || break\n"	\
+	"	done\n"							\
+	"	wait\n"							\
+	"	echo \"$1: dtest passed: $(cat /tmp/s.out /tmp/c.out |"	\
+	" grep -c 'Test Complete. PASSED')\"\n"				\
+	"}\n"								\
+	"loads() {\n"							\
+	"	f=$(ldd /usr/bin/dtest | sed -n 's/.*libdat2.so.2 => \\([^ ]*\\).*/\\1/p')\n" \
+	"	p=$(dpkg -S \"$(readlink -f \"$f\")\" 2>/dev/null | cut -d: -f1)\n" \
+	"	echo \"$1: dtest loads $f (${p:-no package's})\"\n"	\
+	"}\n"								\
+	"states() {\n"							\
+	"	for p in libdapl2 dapl2-utils libdapl-dev softdapl softdapl-registry softdapl-dev; do\n" \
+	"		s=$(dpkg-query -W -f='${db:Status-Abbrev}' $p 2>/dev/null | tr -d ' ')\n" \
+	"		printf ' %s=%s' $p \"${s:-un}\"\n"			\
+	"	done | sed \"s/^/$1: dpkg:/\"; echo\n"			\
+	"}\n"								\
+	"debian_intact() {\n"						\
+	"	md5sum -c /tmp/dat.conf.md5 | sed \"s/^/$1: /\"\n"	\
+	"	dpkg --verify libdapl2 dapl2-utils && echo \"$1: dpkg --verify: clean\"\n" \
+	"}\n"
+
+/*
  * make install beside Debian's DAPL, in a fresh Debian 12 root that has
- * dapl2-utils (and so libdapl2's /etc/dat.conf): Debian's dtest and
- * dapltest find softdapl-lo at once, with no environment; our entries
- * outlive a reinstall of Debian's packages; make uninstall leaves
- * /etc/dat.conf as Debian's, byte for byte, and dpkg --verify finds
- * nothing of Debian's changed.
+ * dapl2-utils (and so libdapl2's registry and /etc/dat.conf): by default
+ * Debian's registry stays the system's, and make install says so. Debian's
+ * dtest loads it (/lib/x86_64-linux-gnu/libdat2.so.2, libdapl2's) and,
+ * through it, our provider: dtest -P softdapl-lo and dapltest pass with no
+ * environment. Our registry is in /usr/local/lib/softdapl, which
+ * softdapl's tools and a program built with pkg-config dat2 load (RPATH).
+ * Our entries outlive a reinstall of Debian's packages; make uninstall
+ * leaves /etc/dat.conf as Debian's, byte for byte, nothing of ours under
+ * /usr/local, and dpkg --verify finds nothing of Debian's changed.
  */
 static const char beside_script[] =
-	"set -e\n"
-	"cd /src\n"
-	"tools/install-deps build >/dev/null\n"
-	"md5sum /etc/dat.conf > /tmp/dat.conf.md5\n"
+	FRESH_ROOT_PRELUDE
 	"make -s -j2 installable >/dev/null 2>&1\n"
 	"make -s install\n"
 	"sed -n '/^# >>> softdapl/,/^# <<< softdapl/p' /etc/dat.conf\n"
-	"echo \"dtest loads: $(ldd /usr/bin/dtest | grep -o '/[^ ]*libdat2.so.2')\"\n"
-	"dtest -s -P softdapl-lo > /tmp/s.out 2>&1 & sleep 1\n"
-	"dtest -P softdapl-lo -h 127.0.0.1 > /tmp/c.out 2>&1; wait\n"
-	"echo dtest passed: $(cat /tmp/s.out /tmp/c.out | grep -c 'Test Complete. PASSED')\n"
+	"loads installed\n"
+	"dt installed\n"
 	"dapltest -T F -D softdapl-lo -f pz | grep -c 'Result: PASS' |"
 	" sed 's/^/dapltest pz passes: /'\n"
+	"echo \"datinfo loads: $(ldd /usr/local/bin/datinfo | grep -o '/[^ ]*libdat2.so.2')\"\n"
+	"/usr/local/bin/datinfo -q softdapl-lo | grep -o 'softdapl-lo OK *opens'\n"
+	"cc -Itools test/examples/send-recv.c $(pkg-config --cflags --libs dat2) -o /tmp/app\n"
+	"echo \"app loads: $(ldd /tmp/app | grep -o '/[^ ]*libdat2.so.2')\"\n"
+	"/tmp/app softdapl-lo\n"
 	"apt-get install -y -qq --reinstall -o Dpkg::Options::=--force-confdef"
 	" -o Dpkg::Options::=--force-confold libdapl2 dapl2-utils >/dev/null 2>&1\n"
 	"grep -c '^softdapl-lo ' /etc/dat.conf | sed 's/^/after reinstall: /'\n"
+	"dt reinstalled\n"
 	"make -s uninstall\n"
-	"md5sum -c /tmp/dat.conf.md5\n"
-	"dpkg --verify libdapl2 dapl2-utils && echo 'dpkg --verify: clean'\n"
-	"echo \"dtest loads: $(ldd /usr/bin/dtest | grep -o '/[^ ]*libdat2.so.2')\"\n";
+	"debian_intact uninstalled\n"
+	"loads uninstalled\n"
+	"echo \"left: $(find /usr/local -name '*softdapl*' -o -name '*dat2*' -o -name 'libdat*' | wc -l)\"\n";
 
 TEST_IMPL(install_beside_debian_fresh_root)
 {
@@ -415,12 +465,259 @@ TEST_IMPL(install_beside_debian_fresh_root)
 		free(out);
 		TEST_SKIP(why);
 	}
-	ASSERT_STR_CONTAINS(out, "dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "registry: dtest and other DAT programs use the "
+				 "system's /lib/x86_64-linux-gnu/libdat2.so.2; ours "
+				 "is in /usr/local/lib/softdapl for softdapl's tools "
+				 "and pkg-config dat2 (make install REGISTRY=replace: "
+				 "ours for all)\n");
+	ASSERT_STR_CONTAINS(out, "installed: dtest loads /lib/x86_64-linux-gnu/"
+				 "libdat2.so.2 (libdapl2)\n");
+	ASSERT_STR_CONTAINS(out, "installed: dtest passed: 2\n");
 	ASSERT_STR_CONTAINS(out, "dapltest pz passes: ");
 	ASSERT_NULL(strstr(out, "dapltest pz passes: 0\n"));
+	ASSERT_STR_CONTAINS(out, "datinfo loads: /usr/local/lib/softdapl/libdat2.so.2\n");
+	ASSERT_STR_CONTAINS(out, "softdapl-lo OK       opens");
+	ASSERT_STR_CONTAINS(out, "app loads: /usr/local/lib/softdapl/libdat2.so.2\n");
+	ASSERT_STR_CONTAINS(out, "send-recv: ok");
 	ASSERT_STR_CONTAINS(out, "after reinstall: 1\n");
-	ASSERT_STR_CONTAINS(out, "/etc/dat.conf: OK\n");
-	ASSERT_STR_CONTAINS(out, "dpkg --verify: clean");
+	ASSERT_STR_CONTAINS(out, "reinstalled: dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "uninstalled: /etc/dat.conf: OK\n");
+	ASSERT_STR_CONTAINS(out, "uninstalled: dpkg --verify: clean\n");
+	ASSERT_STR_CONTAINS(out, "uninstalled: dtest loads /lib/x86_64-linux-gnu/"
+				 "libdat2.so.2 (libdapl2)\n");
+	ASSERT_STR_CONTAINS(out, "left: 0\n");
+	free(out);
+	return 0;
+}
+
+/*
+ * make install REGISTRY=replace beside Debian's DAPL: our libdat2.so.2 in
+ * /usr/local/lib comes before libdapl2's, and Debian's dtest loads it, as
+ * make install says. A plain make install again keeps that choice;
+ * REGISTRY=keep takes ours out of the loader's way, and REGISTRY=replace
+ * puts it back. REGISTRY=replace into libdapl2's own directory is refused
+ * before anything is written. make uninstall gives dtest Debian's
+ * registry back and leaves /etc/dat.conf and dpkg --verify as they were.
+ */
+static const char replace_script[] =
+	FRESH_ROOT_PRELUDE
+	"make -s -j2 installable >/dev/null 2>&1\n"
+	"make -s install REGISTRY=replace\n"
+	"loads replaced\n"
+	"dt replaced\n"
+	"make -s install | grep '^registry:' | sed 's/^/again: /'\n"
+	"loads again\n"
+	"make -s install REGISTRY=keep | grep '^registry:' | sed 's/^/keep: /'\n"
+	"loads keep\n"
+	"echo \"keep: in /usr/local/lib: $(ls /usr/local/lib | grep -c '^libdat')\"\n"
+	"dt keep\n"
+	"make -s install REGISTRY=replace | grep '^registry:' | sed 's/^/back: /'\n"
+	"loads back\n"
+	"echo \"back: in /usr/local/lib/softdapl: $(ls /usr/local/lib/softdapl 2>/dev/null | wc -l)\"\n"
+	"if make -s install PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu"
+	" DOCDIR=/tmp/doc REGISTRY=replace > refused.out 2>&1; then\n"
+	"	echo 'overwrote libdapl2'\n"
+	"fi\n"
+	"sed 's/^/refused: /' refused.out\n"
+	"test ! -e /tmp/doc && test ! -e /usr/lib/x86_64-linux-gnu/libdaplsoft.so.2 &&"
+	" echo 'refused: nothing written'\n"
+	"make -s uninstall\n"
+	"debian_intact uninstalled\n"
+	"loads uninstalled\n"
+	"echo \"left: $(find /usr/local -name '*softdapl*' -o -name '*dat2*' -o -name 'libdat*' | wc -l)\"\n";
+
+TEST_IMPL(install_registry_replace_fresh_root)
+{
+	static char why[256];
+	char *out = NULL;
+
+#ifdef SANITIZED
+	TEST_SKIP("installs the normal build only");
+#endif
+	if (in_fresh_root(replace_script, &out, why, sizeof(why)) == 77) {
+		free(out);
+		TEST_SKIP(why);
+	}
+	ASSERT_STR_CONTAINS(out, "registry: dtest and other DAT programs use ours, "
+				 "/usr/local/lib/libdat2.so.2, before the system's "
+				 "/lib/x86_64-linux-gnu/libdat2.so.2 (make install "
+				 "REGISTRY=keep leaves them the system's)\n");
+	ASSERT_STR_CONTAINS(out, "replaced: dtest loads /usr/local/lib/libdat2.so.2 "
+				 "(no package's)\n");
+	ASSERT_STR_CONTAINS(out, "replaced: dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "again: registry: dtest and other DAT programs use ours");
+	ASSERT_STR_CONTAINS(out, "again: dtest loads /usr/local/lib/libdat2.so.2");
+	ASSERT_STR_CONTAINS(out, "keep: registry: dtest and other DAT programs use the "
+				 "system's /lib/x86_64-linux-gnu/libdat2.so.2");
+	ASSERT_STR_CONTAINS(out, "keep: dtest loads /lib/x86_64-linux-gnu/libdat2.so.2 "
+				 "(libdapl2)\n");
+	ASSERT_STR_CONTAINS(out, "keep: in /usr/local/lib: 0\n");
+	ASSERT_STR_CONTAINS(out, "keep: dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "back: dtest loads /usr/local/lib/libdat2.so.2");
+	ASSERT_STR_CONTAINS(out, "back: in /usr/local/lib/softdapl: 0\n");
+	ASSERT_NULL(strstr(out, "overwrote libdapl2"));
+	ASSERT_STR_CONTAINS(out, "refused: make install: /usr/lib/x86_64-linux-gnu/"
+				 "libdat2.so.2 is not softdapl's (it is libdapl2's)");
+	ASSERT_STR_CONTAINS(out, "refused: nothing written\n");
+	ASSERT_STR_CONTAINS(out, "uninstalled: /etc/dat.conf: OK\n");
+	ASSERT_STR_CONTAINS(out, "uninstalled: dpkg --verify: clean\n");
+	ASSERT_STR_CONTAINS(out, "uninstalled: dtest loads /lib/x86_64-linux-gnu/"
+				 "libdat2.so.2 (libdapl2)\n");
+	ASSERT_STR_CONTAINS(out, "left: 0\n");
+	free(out);
+	return 0;
+}
+
+/*
+ * The package softdapl (make deb) beside Debian's DAPL: apt installs it
+ * without removing anything, dapl2-utils stays, and Debian's dtest loads
+ * libdapl2's registry and through it our provider, whose entries
+ * postinst put into /etc/dat.conf between marker lines. A reinstall of
+ * Debian's packages keeps them. dpkg -r, and a purge after a second
+ * install, leave /etc/dat.conf as Debian's, byte for byte, and dpkg
+ * --verify clean.
+ */
+static const char deb_beside_script[] =
+	FRESH_ROOT_PRELUDE
+	"make -s -j2 deb > deb.out 2>&1 || { cat deb.out; exit 1; }\n"
+	"grep '[.]deb$' deb.out\n"
+	"apt-get install -y ./build/softdapl_*.deb > apt.out 2>&1 || { cat apt.out; exit 1; }\n"
+	"grep -A2 'REMOVED' apt.out || echo 'apt removed nothing'\n"
+	"grep '^softdapl: ' apt.out\n"
+	"states installed\n"
+	"loads installed\n"
+	"dt installed\n"
+	"datinfo -q softdapl-lo | grep -o 'softdapl-lo OK *opens'\n"
+	"apt-get install -y -qq --reinstall -o Dpkg::Options::=--force-confdef"
+	" -o Dpkg::Options::=--force-confold libdapl2 dapl2-utils >/dev/null 2>&1\n"
+	"grep -c '^softdapl-lo ' /etc/dat.conf | sed 's/^/after reinstall: /'\n"
+	"dt reinstalled\n"
+	"dpkg -r softdapl | grep '^softdapl: ' | sed 's/^/removed: /'\n"
+	"states removed\n"
+	"debian_intact removed\n"
+	"apt-get install -y -qq ./build/softdapl_*.deb >/dev/null 2>&1\n"
+	"dt again\n"
+	"dpkg --purge softdapl >/dev/null\n"
+	"states purged\n"
+	"debian_intact purged\n";
+
+TEST_IMPL(deb_provider_beside_debian_fresh_root)
+{
+	static char why[256];
+	char *out = NULL;
+
+#ifdef SANITIZED
+	TEST_SKIP("make deb packages the normal build only");
+#endif
+	if (in_fresh_root(deb_beside_script, &out, why, sizeof(why)) == 77) {
+		free(out);
+		TEST_SKIP(why);
+	}
+	ASSERT_STR_CONTAINS(out, "build/softdapl_");
+	ASSERT_STR_CONTAINS(out, "apt removed nothing\n");
+	ASSERT_STR_CONTAINS(out, "softdapl: /etc/dat.conf: softdapl's entries added "
+				 "between softdapl's marker lines (softdapl-lo, "
+				 "softdapl-any, softdapl-lo6)");
+	ASSERT_STR_CONTAINS(out, "installed: dpkg: libdapl2=ii dapl2-utils=ii "
+				 "libdapl-dev=un softdapl=ii softdapl-registry=un "
+				 "softdapl-dev=un\n");
+	ASSERT_STR_CONTAINS(out, "installed: dtest loads /lib/x86_64-linux-gnu/"
+				 "libdat2.so.2 (libdapl2)\n");
+	ASSERT_STR_CONTAINS(out, "installed: dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "softdapl-lo OK       opens");
+	ASSERT_STR_CONTAINS(out, "after reinstall: 1\n");
+	ASSERT_STR_CONTAINS(out, "reinstalled: dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "removed: softdapl: /etc/dat.conf: softdapl's "
+				 "entries removed\n");
+	ASSERT_STR_CONTAINS(out, "removed: dpkg: libdapl2=ii dapl2-utils=ii "
+				 "libdapl-dev=un softdapl=rc softdapl-registry=un "
+				 "softdapl-dev=un\n");
+	ASSERT_STR_CONTAINS(out, "removed: /etc/dat.conf: OK\n");
+	ASSERT_STR_CONTAINS(out, "removed: dpkg --verify: clean\n");
+	ASSERT_STR_CONTAINS(out, "again: dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "purged: dpkg: libdapl2=ii dapl2-utils=ii "
+				 "libdapl-dev=un softdapl=un softdapl-registry=un "
+				 "softdapl-dev=un\n");
+	ASSERT_STR_CONTAINS(out, "purged: /etc/dat.conf: OK\n");
+	ASSERT_STR_CONTAINS(out, "purged: dpkg --verify: clean\n");
+	free(out);
+	return 0;
+}
+
+/*
+ * The package softdapl-registry takes libdapl2's place: apt removes
+ * libdapl2 (its /etc/dat.conf, a conffile, stays), and keeps dapl2-utils,
+ * whose unversioned dependency on libdapl2 our Provides meets, and
+ * libdapl-dev, whose libdapl2 (= VERSION) the versioned Provides meets.
+ * Debian's dtest then loads our libdat2.so.2 (softdapl-registry's) and
+ * passes. softdapl-dev replaces libdapl-dev, and a program builds with
+ * pkg-config dat2 alone. Installing libdapl2 again is the way back: apt
+ * removes softdapl-registry and softdapl-dev, softdapl stays and dtest
+ * passes with libdapl2's registry; a purge of softdapl leaves
+ * /etc/dat.conf as Debian's and dpkg --verify clean.
+ */
+static const char deb_registry_script[] =
+	FRESH_ROOT_PRELUDE
+	"make -s -j2 deb > deb.out 2>&1 || { cat deb.out; exit 1; }\n"
+	"grep '[.]deb$' deb.out\n"
+	"dpkg-deb -f build/softdapl-registry_*.deb Provides | sed 's/^/registry provides: /'\n"
+	"apt-get install -y -qq libdapl-dev >/dev/null 2>&1\n"
+	"apt-get install -y ./build/softdapl-registry_*.deb ./build/softdapl_*.deb"
+	" > apt.out 2>&1 || { cat apt.out; exit 1; }\n"
+	"sed -n '/REMOVED/,/^[^ ]/p' apt.out | sed 's/^/apt: /'\n"
+	"states replaced\n"
+	"loads replaced\n"
+	"dt replaced\n"
+	"dapltest -T F -D softdapl-lo -f pz | grep -c 'Result: PASS' |"
+	" sed 's/^/dapltest pz passes: /'\n"
+	"apt-get install -y ./build/softdapl-dev_*.deb > apt.out 2>&1 || { cat apt.out; exit 1; }\n"
+	"states dev\n"
+	"cc -Itools test/examples/send-recv.c $(pkg-config --cflags --libs dat2) -o /tmp/app\n"
+	"/tmp/app softdapl-lo\n"
+	"apt-get install -y libdapl2 > apt.out 2>&1 || { cat apt.out; exit 1; }\n"
+	"sed -n '/REMOVED/,/^[^ ]/p' apt.out | sed 's/^/back: apt: /'\n"
+	"states back\n"
+	"loads back\n"
+	"dt back\n"
+	"dpkg --purge softdapl >/dev/null\n"
+	"debian_intact purged\n";
+
+TEST_IMPL(deb_registry_replaces_libdapl2_fresh_root)
+{
+	static char why[256];
+	char *out = NULL;
+
+#ifdef SANITIZED
+	TEST_SKIP("make deb packages the normal build only");
+#endif
+	if (in_fresh_root(deb_registry_script, &out, why, sizeof(why)) == 77) {
+		free(out);
+		TEST_SKIP(why);
+	}
+	ASSERT_STR_CONTAINS(out, "registry provides: libdapl2 (= 2.1.10");
+	ASSERT_STR_CONTAINS(out, "apt: The following packages will be REMOVED:\n"
+				 "apt:   libdapl2\n");
+	ASSERT_STR_CONTAINS(out, "replaced: dpkg: libdapl2=rc dapl2-utils=ii "
+				 "libdapl-dev=ii softdapl=ii softdapl-registry=ii "
+				 "softdapl-dev=un\n");
+	ASSERT_STR_CONTAINS(out, "replaced: dtest loads /lib/x86_64-linux-gnu/"
+				 "libdat2.so.2 (softdapl-registry)\n");
+	ASSERT_STR_CONTAINS(out, "replaced: dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "dapltest pz passes: ");
+	ASSERT_NULL(strstr(out, "dapltest pz passes: 0\n"));
+	ASSERT_STR_CONTAINS(out, "dev: dpkg: libdapl2=rc dapl2-utils=ii "
+				 "libdapl-dev=un softdapl=ii softdapl-registry=ii "
+				 "softdapl-dev=ii\n");
+	ASSERT_STR_CONTAINS(out, "send-recv: ok");
+	ASSERT_STR_CONTAINS(out, "back: apt:   softdapl-dev softdapl-registry\n");
+	ASSERT_STR_CONTAINS(out, "back: dpkg: libdapl2=ii dapl2-utils=ii "
+				 "libdapl-dev=un softdapl=ii softdapl-registry=un "
+				 "softdapl-dev=un\n");
+	ASSERT_STR_CONTAINS(out, "back: dtest loads /lib/x86_64-linux-gnu/"
+				 "libdat2.so.2 (libdapl2)\n");
+	ASSERT_STR_CONTAINS(out, "back: dtest passed: 2\n");
+	ASSERT_STR_CONTAINS(out, "purged: /etc/dat.conf: OK\n");
+	ASSERT_STR_CONTAINS(out, "purged: dpkg --verify: clean\n");
 	free(out);
 	return 0;
 }
@@ -539,80 +836,128 @@ TEST_IMPL(man_pages_render)
 }
 
 /*
- * make deb into the test's directory: the fields, the files (and no
- * /etc/dat.conf), md5sums that match, no RUNPATH, and the maintainer
- * scripts run against a DPKG_ROOT: postinst creates a missing dat.conf on
- * a first install only and never touches one that exists; postrm purge
- * removes only an unchanged one.
+ * make deb into the test's directory: three packages, each with its
+ * fields and files (the registry's, the development files and the rest
+ * each in one package, none in two, no /etc/dat.conf anywhere), md5sums
+ * that match, no RUNPATH; softdapl without a Conflicts, the other two
+ * Providing, Conflicting with and Replacing libdapl2 and libdapl-dev. The
+ * maintainer scripts run against a DPKG_ROOT: postinst puts our entries
+ * into an existing dat.conf between marker lines (and creates a missing
+ * one), postrm remove or purge restores the file byte for byte; a file
+ * that names our provider already, or that the admin changed, is kept.
  */
 static const char deb_script[] =
 	"set -e\n"
 	"src=$1; o=$2; out=$PWD\n"
-	"make -s -C \"$src\" O=\"$o\" DEBDIR=\"$out\" deb\n"
+	"make -s -C \"$src\" O=\"$o\" DEBDIR=\"$out\" deb > made; cat made\n"
 	"ver=$(sed -n 's/^VERSION[[:space:]]*:=[[:space:]]*//p' \"$src/Makefile\")\n"
 	"arch=$(dpkg --print-architecture)\n"
 	"ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || ${CC:-cc} -print-multiarch)\n"
 	"deb=$out/softdapl_${ver}_$arch.deb\n"
+	"reg=$out/softdapl-registry_${ver}_$arch.deb\n"
+	"dev=$out/softdapl-dev_${ver}_$arch.deb\n"
+	"test \"$(cat made)\" = \"$(printf '%s\\n' $deb $reg $dev)\"\n"
 	"dpkg-deb --info \"$deb\" > info; cat info\n"
 	"for f in control md5sums postinst postrm triggers; do\n"
 	"	grep -q \" $f\" info || { echo \"no $f in the control archive\"; exit 1; }\n"
 	"done\n"
-	"test \"$(dpkg-deb -f \"$deb\" Package)\" = softdapl\n"
-	"test \"$(dpkg-deb -f \"$deb\" Version)\" = \"$ver\"\n"
-	"test \"$(dpkg-deb -I \"$deb\" control | sed -n 's/^Architecture: //p')\" = \"$arch\"\n"
+	"for d in $deb $reg $dev; do\n"
+	"	p=${d##*/}; p=${p%%_*}\n"
+	"	test \"$(dpkg-deb -f \"$d\" Package)\" = $p\n"
+	"	test \"$(dpkg-deb -f \"$d\" Version)\" = \"$ver\"\n"
+	"	test \"$(dpkg-deb -f \"$d\" Architecture)\" = \"$arch\"\n"
+	"	echo \"$p: $(dpkg-deb -f \"$d\" Depends Provides Conflicts Replaces | tr '\\n' ' ')\"\n"
+	"done\n"
 	"dpkg-deb -f \"$deb\" Depends | grep -q 'libuv1 (>= [0-9]'\n"
-	"dpkg-deb -f \"$deb\" Conflicts | grep -q libdapl2\n"
-	"dpkg-deb -f \"$deb\" Replaces | grep -q libdapl2\n"
-	"dpkg-deb --contents \"$deb\" > contents\n"
-	"awk '{ print $6 }' contents > paths\n"
+	"dpkg-deb -f \"$deb\" Depends | grep -q 'libdapl2 | softdapl-registry'\n"
+	"test -z \"$(dpkg-deb -f \"$deb\" Conflicts Replaces Provides)\"\n"
+	"for f in Conflicts Replaces; do\n"
+	"	test \"$(dpkg-deb -f \"$reg\" $f)\" = libdapl2\n"
+	"	test \"$(dpkg-deb -f \"$dev\" $f)\" = libdapl-dev\n"
+	"done\n"
+	"dpkg-deb -f \"$reg\" Provides | grep -q '^libdapl2'\n"
+	"dpkg-deb -f \"$dev\" Provides | grep -q '^libdapl-dev'\n"
+	"test \"$(dpkg-deb -f \"$dev\" Depends)\" = \"softdapl-registry (= $ver)\"\n"
+	"for d in $deb $reg $dev; do\n"
+	"	dpkg-deb --contents \"$d\" | awk '{ print $6 }' | grep -v '/$' > paths.${d##*/}\n"
+	"done\n"
+	"cat paths.* | sort | uniq -d | sed 's/^/in two packages: /'\n"
 	"L=./usr/lib/$ma\n"
-	"want=\"./usr/bin/datinfo ./usr/bin/softbench ./usr/bin/bench-plot\n"
-	"	$L/libdat2.so.2.0.0 $L/libdat2.so.2 $L/libdat2.so\n"
-	"	$L/libdaplsoft.so.2.0.0 $L/libdaplsoft.so.2 $L/pkgconfig/dat2.pc\n"
-	"	./usr/include/dat2/udat.h ./usr/include/dat2/dat.h ./usr/include/dat/udat.h\n"
-	"	./usr/share/doc/softdapl/copyright ./usr/share/doc/softdapl/README.gz\n"
-	"	./usr/share/doc/softdapl/dat.conf.example\n"
-	"	./usr/share/doc/softdapl/softdapl.dat.conf\"\n"
+	"want() {	# PACKAGE-FILE PATH...\n"
+	"	f=paths.${1##*/}; shift\n"
+	"	for p in \"$@\"; do grep -qx \"$p\" $f || { echo \"missing: $p\"; exit 1; }; done\n"
+	"}\n"
+	"want $reg $L/libdat2.so.2.0.0 $L/libdat2.so.2 $L/libdat.so.1 \\\n"
+	"	./usr/share/doc/softdapl-registry/copyright\n"
+	"want $dev $L/libdat2.so $L/libdat.so $L/pkgconfig/dat2.pc ./usr/include/dat2/udat.h \\\n"
+	"	./usr/include/dat2/dat.h ./usr/include/dat/udat.h ./usr/share/doc/softdapl-dev/copyright\n"
+	"want $deb ./usr/bin/datinfo ./usr/bin/softbench ./usr/bin/bench-plot \\\n"
+	"	$L/libdaplsoft.so.2.0.0 $L/libdaplsoft.so.2 \\\n"
+	"	./usr/share/doc/softdapl/copyright ./usr/share/doc/softdapl/README.gz \\\n"
+	"	./usr/share/doc/softdapl/dat.conf.example ./usr/share/doc/softdapl/softdapl.dat.conf\n"
 	"for f in $src/tools/man/*.[1-8]; do\n"
-	"	p=${f##*/}; want=\"$want ./usr/share/man/man${p##*.}/$p.gz\"\n"
+	"	p=${f##*/}\n"
+	"	case $p in\n"
+	"	dat.conf.5) want $deb ./usr/share/man/man5/dat.conf.5softdapl.gz ;;\n"
+	"	*) want $deb ./usr/share/man/man${p##*.}/$p.gz ;;\n"
+	"	esac\n"
 	"done\n"
-	"test ! -f $src/tools/softdapl.lua || want=\"$want $L/wireshark/plugins/softdapl.lua\"\n"
-	"test ! -x $o/tools/softdapl-seq || want=\"$want ./usr/bin/softdapl-seq\"\n"
-	"for p in $want; do\n"
-	"	grep -qx \"$p\" paths || { echo \"missing: $p\"; exit 1; }\n"
+	"# dapl2-utils ships /usr/share/man/man5/dat.conf.5.gz\n"
+	"if grep -qx ./usr/share/man/man5/dat.conf.5.gz paths.*; then echo 'ships dat.conf.5.gz'; exit 1; fi\n"
+	"test ! -f $src/tools/softdapl.lua || want $deb $L/wireshark/plugins/softdapl.lua\n"
+	"test ! -x $o/tools/softdapl-seq || want $deb ./usr/bin/softdapl-seq\n"
+	"if grep -q '^./etc/' paths.*; then echo 'ships /etc'; exit 1; fi\n"
+	"if grep -q 'install-manifest' paths.*; then echo 'ships the manifest'; exit 1; fi\n"
+	"if grep -q 'libdat' paths.${deb##*/}; then echo 'softdapl ships a registry file'; exit 1; fi\n"
+	"for d in $deb $reg $dev; do\n"
+	"	rm -rf root ctl; dpkg-deb -x \"$d\" root; dpkg-deb -e \"$d\" ctl\n"
+	"	(cd root && md5sum -c --quiet ../ctl/md5sums)\n"
+	"	test \"$(wc -l < ctl/md5sums)\" -eq \"$(find root -type f | wc -l)\"\n"
+	"	for b in root/usr/bin/* root/usr/lib/$ma/*.so.*; do\n"
+	"		test -f \"$b\" || continue\n"
+	"		if readelf -d \"$b\" 2>/dev/null | grep -q 'R.*PATH'; then echo \"$b has an RPATH\"; exit 1; fi\n"
+	"	done\n"
 	"done\n"
-	"if grep -q '^./etc/' paths; then echo 'ships /etc'; exit 1; fi\n"
-	"if grep -q 'install-manifest' paths; then echo 'ships the manifest'; exit 1; fi\n"
-	"dpkg-deb -x \"$deb\" root; dpkg-deb -e \"$deb\" ctl\n"
-	"(cd root && md5sum -c --quiet ../ctl/md5sums)\n"
-	"test \"$(wc -l < ctl/md5sums)\" -eq \"$(find root -type f | wc -l)\"\n"
+	"rm -rf root; dpkg-deb -x \"$reg\" root\n"
 	"test \"$(readlink root/usr/lib/$ma/libdat2.so.2)\" = libdat2.so.2.0.0\n"
+	"rm -rf root; dpkg-deb -x \"$dev\" root\n"
 	"grep -qx prefix=/usr root/usr/lib/$ma/pkgconfig/dat2.pc\n"
 	"grep -qx libdir=/usr/lib/$ma root/usr/lib/$ma/pkgconfig/dat2.pc\n"
-	"for b in root/usr/bin/*; do\n"
-	"	if readelf -d \"$b\" 2>/dev/null | grep -q 'R.*PATH'; then echo \"$b has an RPATH\"; exit 1; fi\n"
-	"done\n"
+	"grep -qx 'Libs: -L${libdir} -ldat2' root/usr/lib/$ma/pkgconfig/dat2.pc\n"
+	"rm -rf root ctl; dpkg-deb -x \"$deb\" root; dpkg-deb -e \"$deb\" ctl\n"
 	"gzip -t root/usr/share/man/man7/softdapl.7.gz\n"
 	"r=$PWD/froot; c=$r/etc/dat.conf; mkdir -p $r/etc\n"
 	"export DPKG_ROOT=$r\n"
-	"sh ctl/postinst configure 0.0.1; test ! -e $c	# an upgrade creates nothing\n"
+	"# No dat.conf: postinst creates it, remove or purge takes it away.\n"
 	"sh ctl/postinst configure\n"
 	"grep -q \"^softdapl-lo .* /usr/lib/$ma/libdaplsoft.so.2 \" $c\n"
-	"sh ctl/postrm remove; test -f $c\n"
-	"sh ctl/postrm purge; test ! -e $c\n"
-	"echo 'mine u2.0 nonthreadsafe default libmine.so.2 mine.1.0 \"\" \"\"' > $c; cp $c mine\n"
+	"sh ctl/postinst configure 0.0.1	# an upgrade: one block still\n"
+	"test \"$(grep -c '^softdapl-lo ' $c)\" = 1\n"
+	"sh ctl/postrm remove; test ! -e $c\n"
+	"sh ctl/postinst configure; sh ctl/postrm purge; test ! -e $c\n"
+	"# Debian's, without a final newline: our lines in a block, then none.\n"
+	"printf 'ofa-v2-ib0 u2.0 nonthreadsafe default libdaploscm.so.2 dapl.2.0 \"mlx4_0 1\" \"\"' > $c\n"
+	"cp $c debian\n"
 	"sh ctl/postinst configure > p.out; cat p.out\n"
-	"grep -q 'cat /usr/share/doc/softdapl/softdapl.dat.conf >> /etc/dat.conf' p.out\n"
+	"grep -q \"softdapl: /etc/dat.conf: softdapl's entries added between softdapl's marker lines\" p.out\n"
+	"grep -q '^# >>> softdapl: removing the package softdapl removes these lines' $c\n"
+	"sh ctl/postrm remove > r.out; cat r.out; cmp debian $c\n"
+	"sh ctl/postinst configure > /dev/null; sh ctl/postrm purge > /dev/null; cmp debian $c\n"
+	"# Ours added by hand: left alone, and by postrm too.\n"
+	"grep -v '^#' root/usr/share/doc/softdapl/softdapl.dat.conf >> $c; cp $c mine\n"
+	"sh ctl/postinst configure | grep -q 'already names'\n"
 	"cmp mine $c; sh ctl/postrm purge; cmp mine $c\n"
-	"rm $c; sh ctl/postinst configure; echo '# changed' >> $c\n"
-	"sh ctl/postrm purge; grep -q changed $c\n"
+	"# Lines the admin added after ours: they stay, ours go.\n"
+	"rm $c; sh ctl/postinst configure > /dev/null; echo '# changed' >> $c\n"
+	"sh ctl/postrm purge > /dev/null; test \"$(cat $c)\" = '# changed'\n"
 	"# The whole cycle with dpkg itself, into an empty root of its own.\n"
 	"unset DPKG_ROOT; r=$PWD/droot; a=$r/var/lib/dpkg\n"
 	"mkdir -p $a/info $a/updates $r/etc; touch $a/status\n"
 	"dp() { dpkg --root=$r --force-depends --force-script-chrootless --log=/dev/null \"$@\"; }\n"
-	"dp -i \"$deb\"\n"
+	"dp -i \"$reg\" \"$dev\" \"$deb\"\n"
 	"test -x $r/usr/bin/datinfo; grep -q '^softdapl-lo ' $r/etc/dat.conf\n"
-	"dp -P softdapl\n"
+	"test -f $r/usr/lib/$ma/libdat2.so.2.0.0; test -f $r/usr/include/dat2/udat.h\n"
+	"dp -P softdapl softdapl-dev softdapl-registry\n"
 	"echo left: $(cd $r && find . -mindepth 1 ! -path './var*' | tr '\\n' ' ')\n"
 	"echo 'deb ok'\n";
 
