@@ -347,6 +347,53 @@ static int in_fresh_root(const char *cmd, char **out, char *why, size_t len)
 	return 0;
 }
 
+/* How many times @needle occurs in @hay. */
+static unsigned occurrences(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/*
+ * The README's "Quick start", line by line as a user pastes it
+ * (test/quick-start reads the lines from the README itself), in a fresh
+ * Debian 12 root with Debian's dapl2-utils: the packages, the demo, the
+ * build tree's environment, Debian's dtest over softdapl (both sides
+ * PASSED), an example built against the tree; then in a new shell make
+ * install, dtest and the example again against the installed softdapl,
+ * and make uninstall. make check is left out: it is this suite.
+ */
+TEST_IMPL(readme_quick_start_fresh_root)
+{
+	static char why[256];
+	char *out = NULL;
+
+#ifdef SANITIZED
+	TEST_SKIP("runs the normal build only");
+#endif
+	if (in_fresh_root("cd /src && test/quick-start --skip 'make check' "
+			  "README", &out, why, sizeof(why)) == 77) {
+		free(out);
+		TEST_SKIP(why);
+	}
+	ASSERT_STR_CONTAINS(out, "quick-start: every line ran\n");
+	ASSERT_STR_CONTAINS(out, "$ make check\n(left out here)\n");
+	/* The demo's examples, then the one built against the tree, then
+	 * against the installed softdapl. */
+	ASSERT(occurrences(out, "send-recv: ok\n") >= 3);
+	ASSERT_EQ(occurrences(out, "DAPL Test Complete. PASSED"), 4);
+	ASSERT_NULL(strstr(out, "FAILED"));
+	ASSERT_STR_CONTAINS(out, "registry: dtest and other DAT programs use");
+	ASSERT_STR_CONTAINS(out, "the object is not in a state that allows");
+	free(out);
+	return 0;
+}
+
 /*
  * tools/ci-setup as a CI job runs it, in a fresh Debian 12 root that has
  * Debian's dapl2-utils (test/fresh-root): it installs the build's
