@@ -63,11 +63,13 @@ bool sd_complete_notifies(const struct sd_wqe *w, bool recv,
  * successfully has exactly one, whether its event is queued to @evd, or
  * suppressed or dropped (evd=none, and dropped=freed for an EP freed
  * first), or lost because @evd overflowed (@r, what the post returned:
- * -ENOSPC gives dropped=overflow).
+ * -ENOSPC gives dropped=overflow). @at: the time read before the event
+ * was queued, so that the line is not later than what the consumer does
+ * once it has taken the event.
  */
-static void trace_dto(struct sd_ep *ep, const struct sd_wqe *w, bool recv,
-		      struct sd_evd *evd, DAT_DTO_COMPLETION_STATUS status,
-		      uint64_t len, int r)
+static void trace_dto(const struct timespec *at, struct sd_ep *ep,
+		      const struct sd_wqe *w, bool recv, struct sd_evd *evd,
+		      DAT_DTO_COMPLETION_STATUS status, uint64_t len, int r)
 {
 	const char *dropped = ep->freed ? " dropped=freed" :
 			      r == -ENOSPC ? " dropped=overflow" : "";
@@ -84,20 +86,20 @@ static void trace_dto(struct sd_ep *ep, const struct sd_wqe *w, bool recv,
 	if (status != DAT_DTO_SUCCESS)
 		len = 0;
 	if (recv && ep->srq != NULL)
-		sd_trace("dto", sd_obj_name(&ep->srq->obj).s, op,
-			 "evd=%s cookie=0x%llx status=%s len=%llu ep=%s%s",
-			 evd != NULL ? sd_obj_name(&evd->obj).s : "none",
-			 (unsigned long long)w->cookie.as_64,
-			 sd_trace_dto_status_name(status),
-			 (unsigned long long)len, sd_obj_name(&ep->obj).s,
-			 dropped);
+		sd_trace_at(at, "dto", sd_obj_name(&ep->srq->obj).s, op,
+			    "evd=%s cookie=0x%llx status=%s len=%llu ep=%s%s",
+			    evd != NULL ? sd_obj_name(&evd->obj).s : "none",
+			    (unsigned long long)w->cookie.as_64,
+			    sd_trace_dto_status_name(status),
+			    (unsigned long long)len, sd_obj_name(&ep->obj).s,
+			    dropped);
 	else
-		sd_trace("dto", sd_obj_name(&ep->obj).s, op,
-			 "evd=%s cookie=0x%llx status=%s len=%llu%s",
-			 evd != NULL ? sd_obj_name(&evd->obj).s : "none",
-			 (unsigned long long)w->cookie.as_64,
-			 sd_trace_dto_status_name(status),
-			 (unsigned long long)len, dropped);
+		sd_trace_at(at, "dto", sd_obj_name(&ep->obj).s, op,
+			    "evd=%s cookie=0x%llx status=%s len=%llu%s",
+			    evd != NULL ? sd_obj_name(&evd->obj).s : "none",
+			    (unsigned long long)w->cookie.as_64,
+			    sd_trace_dto_status_name(status),
+			    (unsigned long long)len, dropped);
 }
 
 /*
@@ -113,11 +115,14 @@ void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 	struct sd_evd *evd = recv ? ep->recv_evd : ep->req_evd;
 	DAT_DTO_COMPLETION_EVENT_DATA *dto;
 	DAT_IB_EXTENSION_EVENT_DATA *ext;
+	struct timespec at = { 0, 0 };
 	DAT_EVENT ev;
 	bool notify;
 	int r = 0;
 
 	SD_ASSERT_HELD(&ep->lock);
+	if (sd_trace_enabled())
+		at = sd_trace_now();
 	/* SEND-2: only errors of suppressed DTOs; nothing for a freed EP. */
 	if (ep->freed || (status == DAT_DTO_SUCCESS &&
 			  (w->flags & DAT_COMPLETION_SUPPRESS_FLAG)))
@@ -175,9 +180,10 @@ void sd_complete_dto(struct sd_ep *ep, struct sd_wqe *w, bool recv,
 	r = sd_evq_post_completion(evd, &ev, notify);
 out:
 	/*
-	 * Traced once the post said whether the EVD held the event; this
-	 * EP's next completion needs ep->lock, so its lines stay in order.
+	 * Traced once the post said whether the EVD held the event, with
+	 * the time read before it; this EP's next completion needs
+	 * ep->lock, so its lines stay in order.
 	 */
 	if (sd_trace_enabled())
-		trace_dto(ep, w, recv, evd, status, len, r);
+		trace_dto(&at, ep, w, recv, evd, status, len, r);
 }

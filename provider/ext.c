@@ -214,6 +214,9 @@ DAT_RETURN DAT_API sd_handle_extendedop(DAT_HANDLE h, DAT_EXTENDED_OP op,
 		DAT_IB_ADDR_HANDLE *ah = va_arg(args, DAT_IB_ADDR_HANDLE *);
 		DAT_DTO_COOKIE cookie = va_arg(args, DAT_DTO_COOKIE);
 		DAT_COMPLETION_FLAGS flags = va_arg(args, DAT_COMPLETION_FLAGS);
+		/* The api line's TIME is the call's entry (TRACE.md). */
+		struct timespec at = sd_trace_enabled() ? sd_trace_now() :
+				     (struct timespec){ 0, 0 };
 		DAT_RETURN r = sd_ud_post_send(h, n, iov, ah, cookie, flags);
 		uint64_t len = 0;
 		DAT_COUNT i;
@@ -221,12 +224,13 @@ DAT_RETURN DAT_API sd_handle_extendedop(DAT_HANDLE h, DAT_EXTENDED_OP op,
 		if (sd_trace_enabled()) {
 			for (i = 0; r == DAT_SUCCESS && iov != NULL && i < n; i++)
 				len += iov[i].segment_length;
-			sd_trace("api", sd_handle_name(h).s, "ib_post_send_ud",
-				 "ret=%s cookie=0x%llx len=%llu segs=%d flags=%s",
-				 sd_trace_ret_name(r),
-				 (unsigned long long)cookie.as_64,
-				 (unsigned long long)len, (int)n,
-				 sd_trace_flags(flags).s);
+			sd_trace_at(&at, "api", sd_handle_name(h).s,
+				    "ib_post_send_ud",
+				    "ret=%s cookie=0x%llx len=%llu segs=%d flags=%s",
+				    sd_trace_ret_name(r),
+				    (unsigned long long)cookie.as_64,
+				    (unsigned long long)len, (int)n,
+				    sd_trace_flags(flags).s);
 		}
 		return r;
 	}

@@ -4,10 +4,13 @@
  * (provider/TRACE.md): with tracing on, this file's constructors (after
  * trace.c's, which opens the trace) point the slots of sd_provider
  * (trace_wrap_rc) and, once provider.c has built it, the UD table's own
- * (trace_wrap_ud) at the wrappers below, each of which calls the real
- * entry point and then writes its line. With tracing off nothing here
- * runs and the tables are left as they are. The request posts write
- * their own line (post.c), before their frame goes out.
+ * (trace_wrap_ud) at the wrappers below, each of which reads the clock,
+ * calls the real entry point and then writes its line with that time:
+ * TIME is the call's entry (TRACE.md), so that the line is never later
+ * than what the call did, though it is written after those lines (it
+ * needs the return code). With tracing off nothing here runs and the
+ * tables are left as they are, so the clock is not read. The request
+ * posts write their own line (post.c), before their frame goes out.
  *
  * The tables are written once, at load, before any consumer calls; after
  * that any thread may trace.
@@ -60,55 +63,58 @@ static struct sd_name addr_name(DAT_IA_ADDRESS_PTR a)
 }
 
 /*
- * The lines the RC and the UD wrappers share: each writes its call's line
- * and returns @r, the call's return.
+ * The lines the RC and the UD wrappers share: each writes its call's line,
+ * stamped @at (the call's entry), and returns @r, the call's return.
  */
-static DAT_RETURN line_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR a,
-			       DAT_CONN_QUAL q, DAT_COUNT plen, DAT_RETURN r)
+static DAT_RETURN line_connect(const struct timespec *at, DAT_EP_HANDLE ep,
+			       DAT_IA_ADDRESS_PTR a, DAT_CONN_QUAL q,
+			       DAT_COUNT plen, DAT_RETURN r)
 {
-	sd_trace("api", NAME(ep), "ep_connect",
-		 "ret=%s addr=%s port=%llu pdata=%d", RET(r), addr_name(a).s,
-		 (unsigned long long)q, (int)plen);
+	sd_trace_at(at, "api", NAME(ep), "ep_connect",
+		    "ret=%s addr=%s port=%llu pdata=%d", RET(r),
+		    addr_name(a).s, (unsigned long long)q, (int)plen);
 	return r;
 }
 
-static DAT_RETURN line_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS f,
-				  DAT_RETURN r)
+static DAT_RETURN line_disconnect(const struct timespec *at, DAT_EP_HANDLE ep,
+				  DAT_CLOSE_FLAGS f, DAT_RETURN r)
 {
-	sd_trace("api", NAME(ep), "ep_disconnect", "ret=%s close=%s", RET(r),
-		 f == DAT_CLOSE_ABRUPT_FLAG ? "ABRUPT" : "GRACEFUL");
+	sd_trace_at(at, "api", NAME(ep), "ep_disconnect", "ret=%s close=%s",
+		    RET(r), f == DAT_CLOSE_ABRUPT_FLAG ? "ABRUPT" : "GRACEFUL");
 	return r;
 }
 
 /*
  * A post written after the call (receives, UD sends): a receive posted to
  * a DISCONNECTED EP is flushed, and a UD send completes, inside the call,
- * so their dto line comes first.
+ * so their dto line comes first in the file (with a later time).
  */
-static DAT_RETURN line_post(DAT_EP_HANDLE ep, const char *call, DAT_COUNT n,
+static DAT_RETURN line_post(const struct timespec *at, DAT_EP_HANDLE ep,
+			    const char *call, DAT_COUNT n,
 			    const DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
 			    DAT_COMPLETION_FLAGS f, DAT_RETURN r)
 {
-	sd_trace("api", NAME(ep), call,
-		 "ret=%s cookie=0x%llx len=%llu segs=%d flags=%s", RET(r),
-		 (unsigned long long)cookie.as_64,
-		 (unsigned long long)iov_len(r, n, iov), (int)n,
-		 sd_trace_flags(f).s);
+	sd_trace_at(at, "api", NAME(ep), call,
+		    "ret=%s cookie=0x%llx len=%llu segs=%d flags=%s", RET(r),
+		    (unsigned long long)cookie.as_64,
+		    (unsigned long long)iov_len(r, n, iov), (int)n,
+		    sd_trace_flags(f).s);
 	return r;
 }
 
 /* cr_accept (@accept, of @ep) or cr_reject of the CR named @n. */
-static DAT_RETURN line_cr(struct sd_name n, bool accept, DAT_EP_HANDLE ep,
-			  DAT_COUNT plen, DAT_RETURN r)
+static DAT_RETURN line_cr(const struct timespec *at, struct sd_name n,
+			  bool accept, DAT_EP_HANDLE ep, DAT_COUNT plen,
+			  DAT_RETURN r)
 {
 	const char *call = accept ? "cr_accept" : "cr_reject";
 
 	if (accept)
-		sd_trace("api", n.s, call, "ret=%s ep=%s pdata=%d", RET(r),
-			 NAME(ep), (int)plen);
+		sd_trace_at(at, "api", n.s, call, "ret=%s ep=%s pdata=%d",
+			    RET(r), NAME(ep), (int)plen);
 	else
-		sd_trace("api", n.s, call, "ret=%s pdata=%d", RET(r),
-			 (int)plen);
+		sd_trace_at(at, "api", n.s, call, "ret=%s pdata=%d", RET(r),
+			    (int)plen);
 	return r;
 }
 
@@ -165,41 +171,47 @@ static struct real rc, ud;
 static DAT_RETURN DAT_API tr_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 				     DAT_EVD_HANDLE *evd, DAT_IA_HANDLE *ia)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.ia_open(name, qlen, evd, ia);
 
-	sd_trace("api", OUT_NAME(r, ia), "ia_open", "ret=%s evd=%s", RET(r),
-		 OUT_NAME(r, evd));
+	sd_trace_at(&at, "api", OUT_NAME(r, ia), "ia_open", "ret=%s evd=%s",
+		    RET(r), OUT_NAME(r, evd));
 	return r;
 }
 
 static DAT_RETURN DAT_API tr_ia_close(DAT_IA_HANDLE ia, DAT_CLOSE_FLAGS f)
 {
+	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(ia);
 	DAT_RETURN r = rc.ia_close(ia, f);
 
-	sd_trace("api", n.s, "ia_close", "ret=%s close=%s", RET(r),
-		 f == DAT_CLOSE_ABRUPT_FLAG ? "ABRUPT" : "GRACEFUL");
+	sd_trace_at(&at, "api", n.s, "ia_close", "ret=%s close=%s", RET(r),
+		    f == DAT_CLOSE_ABRUPT_FLAG ? "ABRUPT" : "GRACEFUL");
 	return r;
 }
 
 static DAT_RETURN DAT_API tr_pz_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE *pz)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.pz_create(ia, pz);
 
-	sd_trace("api", OUT_NAME(r, pz), "pz_create", "ret=%s ia=%s", RET(r),
-		 NAME(ia));
+	sd_trace_at(&at, "api", OUT_NAME(r, pz), "pz_create", "ret=%s ia=%s",
+		    RET(r), NAME(ia));
 	return r;
 }
 
-/* The free calls: the name is taken before the object goes. */
-/* A call of one handle, of table @tab (rc or ud): tr_@pfx@fn. */
+/*
+ * A call of one handle, of table @tab (rc or ud): tr_@pfx@fn. The free
+ * calls among them: the name is taken before the object goes.
+ */
 #define TR_ONE(tab, pfx, fn, T)						\
 static DAT_RETURN DAT_API tr_##pfx##fn(T h)				\
 {									\
+	const struct timespec at = sd_trace_now();			\
 	struct sd_name n = sd_handle_name(h);				\
 	DAT_RETURN r = tab.fn(h);					\
 									\
-	sd_trace("api", n.s, #fn, "ret=%s", RET(r));			\
+	sd_trace_at(&at, "api", n.s, #fn, "ret=%s", RET(r));		\
 	return r;							\
 }
 #define TR_FREE(fn, T)	TR_ONE(rc, , fn, T)
@@ -222,20 +234,22 @@ TR_FREE(evd_clear_unwaitable, DAT_EVD_HANDLE)
 
 static DAT_RETURN DAT_API tr_evd_resize(DAT_EVD_HANDLE evd, DAT_COUNT qlen)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.evd_resize(evd, qlen);
 
-	sd_trace("api", NAME(evd), "evd_resize", "ret=%s qlen=%d", RET(r),
-		 (int)qlen);
+	sd_trace_at(&at, "api", NAME(evd), "evd_resize", "ret=%s qlen=%d",
+		    RET(r), (int)qlen);
 	return r;
 }
 
 static DAT_RETURN DAT_API tr_evd_modify_cno(DAT_EVD_HANDLE evd,
 					    DAT_CNO_HANDLE cno)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.evd_modify_cno(evd, cno);
 
-	sd_trace("api", NAME(evd), "evd_modify_cno", "ret=%s cno=%s", RET(r),
-		 NAME(cno));
+	sd_trace_at(&at, "api", NAME(evd), "evd_modify_cno", "ret=%s cno=%s",
+		    RET(r), NAME(cno));
 	return r;
 }
 
@@ -302,35 +316,38 @@ static DAT_RETURN DAT_API tr_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
 					DAT_RMR_CONTEXT *rctx,
 					DAT_VLEN *rlen, DAT_VADDR *raddr)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.lmr_create(ia, type, region, len, pz, priv, va, lmr,
 				     lctx, rctx, rlen, raddr);
 	char pn[96];
 
-	sd_trace("api", OUT_NAME(r, lmr), "lmr_create",
-		 "ret=%s pz=%s len=%llu lmr_context=0x%x rmr_context=0x%x priv=%s",
-		 RET(r), NAME(pz), (unsigned long long)len,
-		 r == DAT_SUCCESS && lctx != NULL ? (unsigned)*lctx : 0,
-		 r == DAT_SUCCESS && rctx != NULL ? (unsigned)*rctx : 0,
-		 priv_names(priv, pn, sizeof(pn)));
+	sd_trace_at(&at, "api", OUT_NAME(r, lmr), "lmr_create",
+		    "ret=%s pz=%s len=%llu lmr_context=0x%x rmr_context=0x%x priv=%s",
+		    RET(r), NAME(pz), (unsigned long long)len,
+		    r == DAT_SUCCESS && lctx != NULL ? (unsigned)*lctx : 0,
+		    r == DAT_SUCCESS && rctx != NULL ? (unsigned)*rctx : 0,
+		    priv_names(priv, pn, sizeof(pn)));
 	return r;
 }
 
 static DAT_RETURN DAT_API tr_rmr_create(DAT_PZ_HANDLE pz, DAT_RMR_HANDLE *rmr)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.rmr_create(pz, rmr);
 
-	sd_trace("api", OUT_NAME(r, rmr), "rmr_create", "ret=%s pz=%s", RET(r),
-		 NAME(pz));
+	sd_trace_at(&at, "api", OUT_NAME(r, rmr), "rmr_create", "ret=%s pz=%s",
+		    RET(r), NAME(pz));
 	return r;
 }
 
 static DAT_RETURN DAT_API tr_rmr_create_for_ep(DAT_PZ_HANDLE pz,
 					       DAT_RMR_HANDLE *rmr)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.rmr_create_for_ep(pz, rmr);
 
-	sd_trace("api", OUT_NAME(r, rmr), "rmr_create_for_ep", "ret=%s pz=%s",
-		 RET(r), NAME(pz));
+	sd_trace_at(&at, "api", OUT_NAME(r, rmr), "rmr_create_for_ep",
+		    "ret=%s pz=%s", RET(r), NAME(pz));
 	return r;
 }
 
@@ -341,17 +358,19 @@ static DAT_RETURN DAT_API tr_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
 				      DAT_COMPLETION_FLAGS f,
 				      DAT_RMR_CONTEXT *ctx)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.rmr_bind(rmr, lmr, t, priv, va, ep, cookie, f, ctx);
 	char pn[96];
 
-	sd_trace("api", NAME(rmr), "rmr_bind",
-		 "ret=%s ep=%s lmr=%s cookie=0x%llx len=%llu flags=%s rmr_context=0x%x priv=%s",
-		 RET(r), NAME(ep), NAME(lmr), (unsigned long long)cookie.as_64,
-		 r == DAT_SUCCESS && t != NULL ?
-		 (unsigned long long)t->segment_length : 0ull,
-		 sd_trace_flags(f).s,
-		 r == DAT_SUCCESS && ctx != NULL ? (unsigned)*ctx : 0,
-		 priv_names(priv, pn, sizeof(pn)));
+	sd_trace_at(&at, "api", NAME(rmr), "rmr_bind",
+		    "ret=%s ep=%s lmr=%s cookie=0x%llx len=%llu flags=%s rmr_context=0x%x priv=%s",
+		    RET(r), NAME(ep), NAME(lmr),
+		    (unsigned long long)cookie.as_64,
+		    r == DAT_SUCCESS && t != NULL ?
+		    (unsigned long long)t->segment_length : 0ull,
+		    sd_trace_flags(f).s,
+		    r == DAT_SUCCESS && ctx != NULL ? (unsigned)*ctx : 0,
+		    priv_names(priv, pn, sizeof(pn)));
 	return r;
 }
 
@@ -359,12 +378,13 @@ static DAT_RETURN DAT_API tr_evd_create(DAT_IA_HANDLE ia, DAT_COUNT qlen,
 					DAT_CNO_HANDLE cno, DAT_EVD_FLAGS f,
 					DAT_EVD_HANDLE *evd)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.evd_create(ia, qlen, cno, f, evd);
 	char fn[96];
 
-	sd_trace("api", OUT_NAME(r, evd), "evd_create",
-		 "ret=%s qlen=%d flags=%s cno=%s", RET(r), (int)qlen,
-		 evd_flag_names(f, fn, sizeof(fn)), NAME(cno));
+	sd_trace_at(&at, "api", OUT_NAME(r, evd), "evd_create",
+		    "ret=%s qlen=%d flags=%s cno=%s", RET(r), (int)qlen,
+		    evd_flag_names(f, fn, sizeof(fn)), NAME(cno));
 	return r;
 }
 
@@ -372,9 +392,11 @@ static DAT_RETURN DAT_API tr_cno_create(DAT_IA_HANDLE ia,
 					DAT_OS_WAIT_PROXY_AGENT agent,
 					DAT_CNO_HANDLE *cno)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.cno_create(ia, agent, cno);
 
-	sd_trace("api", OUT_NAME(r, cno), "cno_create", "ret=%s", RET(r));
+	sd_trace_at(&at, "api", OUT_NAME(r, cno), "cno_create", "ret=%s",
+		    RET(r));
 	return r;
 }
 
@@ -384,11 +406,12 @@ static DAT_RETURN DAT_API tr_ep_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 				       const DAT_EP_ATTR *attr,
 				       DAT_EP_HANDLE *ep)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.ep_create(ia, pz, recv, req, conn, attr, ep);
 
-	sd_trace("api", OUT_NAME(r, ep), "ep_create",
-		 "ret=%s pz=%s evd=%s recv_evd=%s conn_evd=%s", RET(r),
-		 NAME(pz), NAME(req), NAME(recv), NAME(conn));
+	sd_trace_at(&at, "api", OUT_NAME(r, ep), "ep_create",
+		    "ret=%s pz=%s evd=%s recv_evd=%s conn_evd=%s", RET(r),
+		    NAME(pz), NAME(req), NAME(recv), NAME(conn));
 	return r;
 }
 
@@ -401,12 +424,14 @@ static DAT_RETURN DAT_API tr_ep_create_with_srq(DAT_IA_HANDLE ia,
 						const DAT_EP_ATTR *attr,
 						DAT_EP_HANDLE *ep)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.ep_create_with_srq(ia, pz, recv, req, conn, srq,
 					     attr, ep);
 
-	sd_trace("api", OUT_NAME(r, ep), "ep_create_with_srq",
-		 "ret=%s pz=%s srq=%s evd=%s recv_evd=%s conn_evd=%s", RET(r),
-		 NAME(pz), NAME(srq), NAME(req), NAME(recv), NAME(conn));
+	sd_trace_at(&at, "api", OUT_NAME(r, ep), "ep_create_with_srq",
+		    "ret=%s pz=%s srq=%s evd=%s recv_evd=%s conn_evd=%s",
+		    RET(r), NAME(pz), NAME(srq), NAME(req), NAME(recv),
+		    NAME(conn));
 	return r;
 }
 
@@ -415,18 +440,21 @@ static DAT_RETURN DAT_API tr_ep_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR a,
 					DAT_COUNT plen, const DAT_PVOID pdata,
 					DAT_QOS qos, DAT_CONNECT_FLAGS f)
 {
-	return line_connect(ep, a, q, plen,
-			    rc.ep_connect(ep, a, q, t, plen, pdata, qos, f));
+	const struct timespec at = sd_trace_now();
+	DAT_RETURN r = rc.ep_connect(ep, a, q, t, plen, pdata, qos, f);
+
+	return line_connect(&at, ep, a, q, plen, r);
 }
 
 static DAT_RETURN DAT_API tr_ep_dup_connect(DAT_EP_HANDLE ep, DAT_EP_HANDLE dup,
 					    DAT_TIMEOUT t, DAT_COUNT plen,
 					    const DAT_PVOID pdata, DAT_QOS qos)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.ep_dup_connect(ep, dup, t, plen, pdata, qos);
 
-	sd_trace("api", NAME(ep), "ep_dup_connect", "ret=%s ep=%s pdata=%d",
-		 RET(r), NAME(dup), (int)plen);
+	sd_trace_at(&at, "api", NAME(ep), "ep_dup_connect",
+		    "ret=%s ep=%s pdata=%d", RET(r), NAME(dup), (int)plen);
 	return r;
 }
 
@@ -435,16 +463,21 @@ static DAT_RETURN DAT_API tr_ep_common_connect(DAT_EP_HANDLE ep,
 					       DAT_TIMEOUT t, DAT_COUNT plen,
 					       const DAT_PVOID pdata)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.ep_common_connect(ep, a, t, plen, pdata);
 
-	sd_trace("api", NAME(ep), "ep_common_connect",
-		 "ret=%s addr=%s pdata=%d", RET(r), addr_name(a).s, (int)plen);
+	sd_trace_at(&at, "api", NAME(ep), "ep_common_connect",
+		    "ret=%s addr=%s pdata=%d", RET(r), addr_name(a).s,
+		    (int)plen);
 	return r;
 }
 
 static DAT_RETURN DAT_API tr_ep_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS f)
 {
-	return line_disconnect(ep, f, rc.ep_disconnect(ep, f));
+	const struct timespec at = sd_trace_now();
+	DAT_RETURN r = rc.ep_disconnect(ep, f);
+
+	return line_disconnect(&at, ep, f, r);
 }
 
 /*
@@ -456,19 +489,22 @@ static DAT_RETURN DAT_API tr_ep_post_recv(DAT_EP_HANDLE ep, DAT_COUNT n,
 					  DAT_DTO_COOKIE cookie,
 					  DAT_COMPLETION_FLAGS f)
 {
-	return line_post(ep, "ep_post_recv", n, iov, cookie, f,
-			 rc.ep_post_recv(ep, n, iov, cookie, f));
+	const struct timespec at = sd_trace_now();
+	DAT_RETURN r = rc.ep_post_recv(ep, n, iov, cookie, f);
+
+	return line_post(&at, ep, "ep_post_recv", n, iov, cookie, f, r);
 }
 
 static DAT_RETURN DAT_API tr_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL q,
 					DAT_EVD_HANDLE evd, DAT_PSP_FLAGS f,
 					DAT_PSP_HANDLE *psp)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.psp_create(ia, q, evd, f, psp);
 
-	sd_trace("api", OUT_NAME(r, psp), "psp_create",
-		 "ret=%s port=%llu evd=%s", RET(r), (unsigned long long)q,
-		 NAME(evd));
+	sd_trace_at(&at, "api", OUT_NAME(r, psp), "psp_create",
+		    "ret=%s port=%llu evd=%s", RET(r), (unsigned long long)q,
+		    NAME(evd));
 	return r;
 }
 
@@ -476,12 +512,14 @@ static DAT_RETURN DAT_API tr_psp_create_any(DAT_IA_HANDLE ia, DAT_CONN_QUAL *q,
 					    DAT_EVD_HANDLE evd, DAT_PSP_FLAGS f,
 					    DAT_PSP_HANDLE *psp)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.psp_create_any(ia, q, evd, f, psp);
 
-	sd_trace("api", OUT_NAME(r, psp), "psp_create_any",
-		 "ret=%s port=%llu evd=%s", RET(r),
-		 r == DAT_SUCCESS && q != NULL ? (unsigned long long)*q : 0ull,
-		 NAME(evd));
+	sd_trace_at(&at, "api", OUT_NAME(r, psp), "psp_create_any",
+		    "ret=%s port=%llu evd=%s", RET(r),
+		    r == DAT_SUCCESS && q != NULL ?
+		    (unsigned long long)*q : 0ull,
+		    NAME(evd));
 	return r;
 }
 
@@ -489,11 +527,12 @@ static DAT_RETURN DAT_API tr_rsp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL q,
 					DAT_EP_HANDLE ep, DAT_EVD_HANDLE evd,
 					DAT_RSP_HANDLE *rsp)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.rsp_create(ia, q, ep, evd, rsp);
 
-	sd_trace("api", OUT_NAME(r, rsp), "rsp_create",
-		 "ret=%s port=%llu ep=%s evd=%s", RET(r),
-		 (unsigned long long)q, NAME(ep), NAME(evd));
+	sd_trace_at(&at, "api", OUT_NAME(r, rsp), "rsp_create",
+		    "ret=%s port=%llu ep=%s evd=%s", RET(r),
+		    (unsigned long long)q, NAME(ep), NAME(evd));
 	return r;
 }
 
@@ -501,48 +540,53 @@ static DAT_RETURN DAT_API tr_csp_create(DAT_IA_HANDLE ia, DAT_COMM *comm,
 					DAT_IA_ADDRESS_PTR a,
 					DAT_EVD_HANDLE evd, DAT_CSP_HANDLE *csp)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.csp_create(ia, comm, a, evd, csp);
 
-	sd_trace("api", OUT_NAME(r, csp), "csp_create", "ret=%s addr=%s evd=%s",
-		 RET(r), addr_name(a).s, NAME(evd));
+	sd_trace_at(&at, "api", OUT_NAME(r, csp), "csp_create",
+		    "ret=%s addr=%s evd=%s", RET(r), addr_name(a).s, NAME(evd));
 	return r;
 }
 
 static DAT_RETURN DAT_API tr_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
 				       DAT_COUNT plen, const DAT_PVOID pdata)
 {
+	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
+	DAT_RETURN r = rc.cr_accept(cr, ep, plen, pdata);
 
-	return line_cr(n, true, ep, plen,
-		       rc.cr_accept(cr, ep, plen, pdata));
+	return line_cr(&at, n, true, ep, plen, r);
 }
 
 static DAT_RETURN DAT_API tr_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT plen,
 				       const DAT_PVOID pdata)
 {
+	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
+	DAT_RETURN r = rc.cr_reject(cr, plen, pdata);
 
-	return line_cr(n, false, NULL, plen,
-		       rc.cr_reject(cr, plen, pdata));
+	return line_cr(&at, n, false, NULL, plen, r);
 }
 
 static DAT_RETURN DAT_API tr_cr_handoff(DAT_CR_HANDLE cr, DAT_CONN_QUAL q)
 {
+	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
 	DAT_RETURN r = rc.cr_handoff(cr, q);
 
-	sd_trace("api", n.s, "cr_handoff", "ret=%s port=%llu", RET(r),
-		 (unsigned long long)q);
+	sd_trace_at(&at, "api", n.s, "cr_handoff", "ret=%s port=%llu", RET(r),
+		    (unsigned long long)q);
 	return r;
 }
 
 static DAT_RETURN DAT_API tr_srq_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 					DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.srq_create(ia, pz, attr, srq);
 
-	sd_trace("api", OUT_NAME(r, srq), "srq_create", "ret=%s pz=%s", RET(r),
-		 NAME(pz));
+	sd_trace_at(&at, "api", OUT_NAME(r, srq), "srq_create", "ret=%s pz=%s",
+		    RET(r), NAME(pz));
 	return r;
 }
 
@@ -550,12 +594,13 @@ static DAT_RETURN DAT_API tr_srq_post_recv(DAT_SRQ_HANDLE srq, DAT_COUNT n,
 					   DAT_LMR_TRIPLET *iov,
 					   DAT_DTO_COOKIE cookie)
 {
+	const struct timespec at = sd_trace_now();
 	DAT_RETURN r = rc.srq_post_recv(srq, n, iov, cookie);
 
-	sd_trace("api", NAME(srq), "srq_post_recv",
-		 "ret=%s cookie=0x%llx len=%llu segs=%d", RET(r),
-		 (unsigned long long)cookie.as_64,
-		 (unsigned long long)iov_len(r, n, iov), (int)n);
+	sd_trace_at(&at, "api", NAME(srq), "srq_post_recv",
+		    "ret=%s cookie=0x%llx len=%llu segs=%d", RET(r),
+		    (unsigned long long)cookie.as_64,
+		    (unsigned long long)iov_len(r, n, iov), (int)n);
 	return r;
 }
 
@@ -569,14 +614,19 @@ static DAT_RETURN DAT_API tr_ud_ep_connect(DAT_EP_HANDLE ep,
 					   DAT_COUNT plen, const DAT_PVOID pdata,
 					   DAT_QOS qos, DAT_CONNECT_FLAGS f)
 {
-	return line_connect(ep, a, q, plen,
-			    ud.ep_connect(ep, a, q, t, plen, pdata, qos, f));
+	const struct timespec at = sd_trace_now();
+	DAT_RETURN r = ud.ep_connect(ep, a, q, t, plen, pdata, qos, f);
+
+	return line_connect(&at, ep, a, q, plen, r);
 }
 
 static DAT_RETURN DAT_API tr_ud_ep_disconnect(DAT_EP_HANDLE ep,
 					      DAT_CLOSE_FLAGS f)
 {
-	return line_disconnect(ep, f, ud.ep_disconnect(ep, f));
+	const struct timespec at = sd_trace_now();
+	DAT_RETURN r = ud.ep_disconnect(ep, f);
+
+	return line_disconnect(&at, ep, f, r);
 }
 
 static DAT_RETURN DAT_API tr_ud_ep_post_recv(DAT_EP_HANDLE ep, DAT_COUNT n,
@@ -584,8 +634,10 @@ static DAT_RETURN DAT_API tr_ud_ep_post_recv(DAT_EP_HANDLE ep, DAT_COUNT n,
 					     DAT_DTO_COOKIE cookie,
 					     DAT_COMPLETION_FLAGS f)
 {
-	return line_post(ep, "ep_post_recv", n, iov, cookie, f,
-			 ud.ep_post_recv(ep, n, iov, cookie, f));
+	const struct timespec at = sd_trace_now();
+	DAT_RETURN r = ud.ep_post_recv(ep, n, iov, cookie, f);
+
+	return line_post(&at, ep, "ep_post_recv", n, iov, cookie, f, r);
 }
 
 static DAT_RETURN DAT_API tr_ud_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
@@ -593,26 +645,30 @@ static DAT_RETURN DAT_API tr_ud_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
 					     DAT_DTO_COOKIE cookie,
 					     DAT_COMPLETION_FLAGS f)
 {
-	return line_post(ep, "ep_post_send", n, iov, cookie, f,
-			 ud.ep_post_send(ep, n, iov, cookie, f));
+	const struct timespec at = sd_trace_now();
+	DAT_RETURN r = ud.ep_post_send(ep, n, iov, cookie, f);
+
+	return line_post(&at, ep, "ep_post_send", n, iov, cookie, f, r);
 }
 
 static DAT_RETURN DAT_API tr_ud_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
 					  DAT_COUNT plen, const DAT_PVOID pdata)
 {
+	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
+	DAT_RETURN r = ud.cr_accept(cr, ep, plen, pdata);
 
-	return line_cr(n, true, ep, plen,
-		       ud.cr_accept(cr, ep, plen, pdata));
+	return line_cr(&at, n, true, ep, plen, r);
 }
 
 static DAT_RETURN DAT_API tr_ud_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT plen,
 					  const DAT_PVOID pdata)
 {
+	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
+	DAT_RETURN r = ud.cr_reject(cr, plen, pdata);
 
-	return line_cr(n, false, NULL, plen,
-		       ud.cr_reject(cr, plen, pdata));
+	return line_cr(&at, n, false, NULL, plen, r);
 }
 
 /* Points @slot of @p at tr_@fn, keeping the real one in @r. */

@@ -7,11 +7,13 @@
  * SOFTDAPL_TRACE is read once, by the constructor below, before any
  * consumer can call the provider: it opens the file. When tracing,
  * trace-api.c's constructor, which runs next, points the slots of the
- * provider table (sd_provider, and the UD table once provider.c builds it) at
- * wrappers that call the real entry point and then write its `api` line. With tracing off the table is left alone, so
- * the calls cost nothing more. The request posts are the exception: they
- * write their line themselves (post.c), before the frame they make goes
- * out, so that a trace reads post, then frame, then completion.
+ * provider table (sd_provider, and the UD table once provider.c builds
+ * it) at wrappers that read the clock, call the real entry point and then
+ * write its `api` line, stamped with the call's entry. With tracing off
+ * the table is left alone, so the calls cost nothing more. The request
+ * posts are the exception: they write their line themselves (post.c),
+ * before the frame they make goes out, so that a trace reads post, then
+ * frame, then completion.
  *
  * After the constructor nothing here is written: any thread may trace.
  */
@@ -107,20 +109,19 @@ __attribute__((destructor)) static void sd_trace_fini(void)
 /* ------------------------------------------------------------------ */
 /* Lines                                                               */
 
-void sd_trace_line(const char *kind, const char *obj, const char *event,
-		   const char *fmt, ...)
+/* The line of @at, its pairs @fmt, @ap (printf-style), written at once. */
+static void trace_vline(const struct timespec *at, const char *kind,
+			const char *obj, const char *event, const char *fmt,
+			va_list ap)
 {
 	char buf[TRACE_LINE_MAX];
-	struct timespec t;
 	unsigned long day;
-	va_list ap;
 	int n, k;
 
-	clock_gettime(CLOCK_REALTIME, &t);
-	day = (unsigned long)(t.tv_sec % 86400);
+	day = (unsigned long)(at->tv_sec % 86400);
 	n = snprintf(buf, sizeof(buf), "%02lu:%02lu:%02lu.%06lu %ld %s %s %s",
 		     day / 3600, day / 60 % 60, day % 60,
-		     (unsigned long)t.tv_nsec / 1000, (long)getpid(), kind,
+		     (unsigned long)at->tv_nsec / 1000, (long)getpid(), kind,
 		     obj != NULL && obj[0] != '\0' ? obj : "-", event);
 	if (n < 0)
 		return;
@@ -128,9 +129,7 @@ void sd_trace_line(const char *kind, const char *obj, const char *event,
 		n = (int)sizeof(buf) - 2;
 	if (fmt[0] != '\0') {
 		buf[n++] = ' ';
-		va_start(ap, fmt);
 		k = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
-		va_end(ap);
 		if (k > 0)
 			n += k;
 		if (n > (int)sizeof(buf) - 2)
@@ -142,6 +141,27 @@ void sd_trace_line(const char *kind, const char *obj, const char *event,
 	buf[n++] = '\n';
 	if (write(trace_fd, buf, (size_t)n) < 0)
 		return;		/* nowhere to say so */
+}
+
+void sd_trace_line(const char *kind, const char *obj, const char *event,
+		   const char *fmt, ...)
+{
+	struct timespec t = sd_trace_now();
+	va_list ap;
+
+	va_start(ap, fmt);
+	trace_vline(&t, kind, obj, event, fmt, ap);
+	va_end(ap);
+}
+
+void sd_trace_line_at(const struct timespec *at, const char *kind,
+		      const char *obj, const char *event, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	trace_vline(at, kind, obj, event, fmt, ap);
+	va_end(ap);
 }
 
 void sd_trace_error(const char *msg)

@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <dat2/udat.h>
 
@@ -31,10 +32,10 @@ extern int sd_trace_on;
 #define sd_trace_enabled()	__builtin_expect(sd_trace_on != 0, 0)
 
 /*
- * One line "TIME PID KIND OBJECT EVENT keys": @kind is api, state, tx,
- * rx, dto, event or error; @obj a name from sd_obj_name ("-" for none);
- * @fmt the key=value pairs, printf-style (at least a format: use "%s", ""
- * for none).
+ * One line "TIME PID KIND OBJECT EVENT keys", TIME now: @kind is api,
+ * state, tx, rx, place, dto, event or error; @obj a name from
+ * sd_obj_name ("-" for none); @fmt the key=value pairs, printf-style (at
+ * least a format: use "%s", "" for none).
  */
 #define sd_trace(kind, obj, event, ...)					\
 	do {								\
@@ -44,6 +45,36 @@ extern int sd_trace_on;
 
 void sd_trace_line(const char *kind, const char *obj, const char *event,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * The clock a line's TIME reads (TRACE.md): one clock_gettime. A line
+ * whose moment comes before it can be written takes its time here and
+ * is written later with sd_trace_at: an `api` line at its call's entry
+ * (trace-api.c: the line needs the return code, so it is written when
+ * the call returns, after the lines of what the call did), a `dto` line
+ * before its event is queued (so that it is never later than what the
+ * consumer does once it has taken the event). Read it only when
+ * tracing: sd_trace_enabled() first, or in code that runs only then.
+ */
+static inline struct timespec sd_trace_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t;
+}
+
+/* sd_trace, with the time @at (from sd_trace_now) instead of now. */
+#define sd_trace_at(at, kind, obj, event, ...)				\
+	do {								\
+		if (sd_trace_enabled())					\
+			sd_trace_line_at(at, kind, obj, event,		\
+					 __VA_ARGS__);			\
+	} while (0)
+
+void sd_trace_line_at(const struct timespec *at, const char *kind,
+		      const char *obj, const char *event, const char *fmt,
+		      ...) __attribute__((format(printf, 5, 6)));
 
 /* An sd_log message as an `error` line (obj.c calls it). */
 void sd_trace_error(const char *msg);

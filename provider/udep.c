@@ -77,7 +77,8 @@ static int ud_evd_post(struct sd_evd *evd, const DAT_EVENT *ev, bool notify)
  * returned: lost to @evd's overflow, dropped=overflow); a receive names
  * the datagram's sender (from=).
  */
-static void ud_trace_dto(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
+static void ud_trace_dto(const struct timespec *at, struct sd_ud_ep *ep,
+			 bool recv, const struct sd_wqe *w,
 			 struct sd_evd *evd, DAT_DTO_COMPLETION_STATUS st,
 			 uint64_t len, const struct sockaddr_storage *src,
 			 socklen_t srclen, int r)
@@ -91,14 +92,15 @@ static void ud_trace_dto(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 				   sizeof(pair));
 		snprintf(from, sizeof(from), " conn=%s", pair);
 	}
-	sd_trace("dto", sd_obj_name(&ep->obj).s, recv ? "RECV_UD" : "SEND_UD",
-		 "evd=%s cookie=0x%llx status=%s len=%llu%s%s",
-		 evd != NULL ? sd_obj_name(&evd->obj).s : "none",
-		 (unsigned long long)w->cookie.as_64,
-		 sd_trace_dto_status_name(st),
-		 (unsigned long long)(st == DAT_DTO_SUCCESS ? len : 0), from,
-		 ep->freed ? " dropped=freed" :
-		 r == -ENOSPC ? " dropped=overflow" : "");
+	sd_trace_at(at, "dto", sd_obj_name(&ep->obj).s,
+		    recv ? "RECV_UD" : "SEND_UD",
+		    "evd=%s cookie=0x%llx status=%s len=%llu%s%s",
+		    evd != NULL ? sd_obj_name(&evd->obj).s : "none",
+		    (unsigned long long)w->cookie.as_64,
+		    sd_trace_dto_status_name(st),
+		    (unsigned long long)(st == DAT_DTO_SUCCESS ? len : 0), from,
+		    ep->freed ? " dropped=freed" :
+		    r == -ENOSPC ? " dropped=overflow" : "");
 }
 
 void sd_ud_set_state(struct sd_ud_ep *ep, DAT_EP_STATE to, const char *why)
@@ -123,20 +125,24 @@ void sd_ud_dto_event(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 	struct sd_evd *evd = recv ? ep->recv_evd : ep->req_evd;
 	DAT_DTO_COMPLETION_EVENT_DATA *dto;
 	DAT_IB_EXTENSION_EVENT_DATA *x;
+	struct timespec at = { 0, 0 };
 	DAT_EVENT ev;
 	bool notify;
 	int r;
 
+	if (sd_trace_enabled())
+		at = sd_trace_now();
 	if (evd == NULL || ep->freed) {
 		if (sd_trace_enabled())
-			ud_trace_dto(ep, recv, w, NULL, st, len, src, srclen, 0);
+			ud_trace_dto(&at, ep, recv, w, NULL, st, len, src,
+				     srclen, 0);
 		return;
 	}
 	if (st == DAT_DTO_SUCCESS) {
 		if (!recv && (w->flags & DAT_COMPLETION_SUPPRESS_FLAG)) {
 			if (sd_trace_enabled())	/* SEND-2 */
-				ud_trace_dto(ep, recv, w, NULL, st, len, src,
-					     srclen, 0);
+				ud_trace_dto(&at, ep, recv, w, NULL, st, len,
+					     src, srclen, 0);
 			return;
 		}
 	} else {
@@ -163,9 +169,12 @@ void sd_ud_dto_event(struct sd_ud_ep *ep, bool recv, const struct sd_wqe *w,
 		       sizeof(x->remote_ah.ia_addr));
 	}
 	r = ud_evd_post(evd, &ev, notify);
-	/* After the post, as post.c's: ep->lock keeps this EP's order. */
+	/*
+	 * After the post, with the time read before it, as complete.c's:
+	 * ep->lock keeps this EP's order.
+	 */
 	if (sd_trace_enabled())
-		ud_trace_dto(ep, recv, w, evd, st, len, src, srclen, r);
+		ud_trace_dto(&at, ep, recv, w, evd, st, len, src, srclen, r);
 }
 
 void sd_ud_conn_event(struct sd_ud_ep *ep, DAT_EVENT_NUMBER num,

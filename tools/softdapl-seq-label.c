@@ -252,3 +252,35 @@ const char *lane_label(const struct lane *l, char *buf, size_t len)
 		snprintf(buf, len, "%s (pid %ld)", l->name, l->pid);
 	return buf;
 }
+
+const char *time_label(int64_t t, char *buf, size_t len)
+{
+	int64_t us = t - t_origin;
+
+	/* t_origin is the least time read, so never negative; if it were: */
+	if (us < 0)
+		snprintf(buf, len, "-%lld.%03lld ms", (long long)(-us / 1000),
+			 (long long)(-us % 1000));
+	else
+		snprintf(buf, len, "+%lld.%03lld ms", (long long)(us / 1000),
+			 (long long)(us % 1000));
+	return buf;
+}
+
+/*
+ * A wait in milliseconds, to three figures at most: "305 ms", "12.5 ms",
+ * "1.18 ms", "0.350 ms"; then " pass".
+ */
+const char *fold_label(int64_t us, char *buf, size_t len)
+{
+	if (us >= 100000)
+		snprintf(buf, len, "%lld ms pass",
+			 (long long)((us + 500) / 1000));
+	else if (us >= 10000)
+		snprintf(buf, len, "%.1f ms pass", (double)us / 1000);
+	else if (us >= 1000)
+		snprintf(buf, len, "%.2f ms pass", (double)us / 1000);
+	else
+		snprintf(buf, len, "%.3f ms pass", (double)us / 1000);
+	return buf;
+}

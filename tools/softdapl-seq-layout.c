@@ -3,9 +3,11 @@
  * softdapl-seq: the layout every output shares. Items go on lanes (one
  * lifeline per EP, service point and SRQ, one per process for the rest),
  * each rx is paired with its tx and each RDMA placed by its initiator with
- * the target's lane, the rows are ordered (each file's order kept, an rx
- * never before its tx), the options' filters mark what is shown, and the
- * shown lanes are put in order from left to right.
+ * the target's lane, the rows are ordered (each file's order, but a call
+ * above what it caused; an rx never before its tx), the options' filters
+ * mark what is shown, the waits between shown rows are measured (the
+ * long ones to be folded), and the shown lanes are put in order from
+ * left to right.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -395,26 +397,155 @@ void match_frames(void)
 	free(tx);
 }
 
+/* @s ends in @suffix. */
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* @call is one of the NULL-terminated @calls. */
+static int call_is(const char *call, const char *const calls[])
+{
+	for (; *calls != NULL; calls++)
+		if (strcmp(call, *calls) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *const ends_calls[] = {
+	"ep_disconnect", "ep_free", "ep_reset", NULL,
+};
+static const char *const connect_calls[] = {
+	"ep_connect", "ep_dup_connect", "ep_common_connect", NULL,
+};
+static const char *const recv_calls[] = {
+	"ep_post_recv", "srq_post_recv", NULL,
+};
+
 /*
- * The row order: a merge of the files, each kept in its own order (the
- * order of its write()s), taking the earliest head by timestamp, except
- * that an rx waits for its tx. If every head waits (inconsistent input),
- * the earliest goes anyway.
+ * Whether @l, a line of @a's process that is before @a in its file with
+ * the same time, is one that call @a caused, by the links the trace has
+ * (TRACE.md): a state change of its object whose why= names the call (a
+ * disconnect's "graceful disconnect", ep_free's "freed"); the frame the
+ * call sends (a connect's HELLO, cr_accept's ACCEPT, cr_reject's REJECT,
+ * a disconnect's DISCONNECT, a UD send's datagram); a completion with its
+ * cookie, or flushed by a disconnect; a disconnect's DISCONNECTED event;
+ * for a receive, the frame it let in and the ACK that followed.
+ */
+static int caused_by(const struct item *a, const struct item *l)
+{
+	const char *v, *c;
+
+	if (l->pid != a->pid || l->kind == K_API)
+		return 0;
+	if (l->kind == K_DTO) {
+		v = find_kv(l, "cookie");
+		c = find_kv(a, "cookie");
+		if (v != NULL && c != NULL && strcmp(v, c) == 0)
+			return 1;
+	}
+	if (l->lane != a->lane)
+		return 0;
+	switch (l->kind) {
+	case K_STATE:
+		v = find_kv(l, "why");
+		if (v == NULL)
+			return 0;
+		return strstr(v, a->ev) != NULL ||
+			(strcmp(a->ev, "ep_disconnect") == 0 &&
+			 ends_with(v, " disconnect")) ||
+			(strcmp(a->ev, "ep_free") == 0 &&
+			 strcmp(v, "freed") == 0);
+	case K_TX:
+		if (call_is(a->ev, connect_calls))
+			return strcmp(l->ev, "HELLO") == 0;
+		if (call_is(a->ev, ends_calls))
+			return strcmp(l->ev, "DISCONNECT") == 0 ||
+				strcmp(l->ev, "TERMINATE") == 0;
+		if (call_is(a->ev, recv_calls))
+			return strcmp(l->ev, "ACK") == 0;
+		if (strcmp(a->ev, "cr_accept") == 0)
+			return strcmp(l->ev, "ACCEPT") == 0;
+		if (strcmp(a->ev, "cr_reject") == 0)
+			return strcmp(l->ev, "REJECT") == 0;
+		return strcmp(l->ev, "DATA") == 0 &&
+			(strcmp(a->ev, "ep_post_send") == 0 ||
+			 strcmp(a->ev, "ib_post_send_ud") == 0);
+	case K_RX:
+		return call_is(a->ev, recv_calls) &&
+			(strncmp(l->ev, "SEND", 4) == 0 ||
+			 strncmp(l->ev, "WRITE_IMM", 9) == 0 ||
+			 strcmp(l->ev, "DATA") == 0);
+	case K_DTO:
+		v = find_kv(l, "status");
+		return call_is(a->ev, ends_calls) && v != NULL &&
+			strcmp(v, "DAT_DTO_ERR_FLUSHED") == 0;
+	case K_EVENT:
+		return call_is(a->ev, ends_calls) &&
+			strcmp(l->ev, "DAT_CONNECTION_EVENT_DISCONNECTED") == 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * One file's lines, the @count items from items[@first], in causal order
+ * into @seq (their indices): the file's own order (of its write()s), but
+ * an `api` line goes up above the lines before it that its call may have
+ * caused. TRACE.md: an api line's TIME is its call's entry, but the line
+ * is written when the call returns, after the lines of what the call did.
+ * So it rises above every line before it that is later than its time
+ * (those began after the call did: nothing in them can have led to it),
+ * and above those of the same time that its call caused (caused_by);
+ * it stops at the first other one.
+ */
+static void order_file(int first, int count, int *seq)
+{
+	int i, k;
+
+	for (i = 0; i < count; i++) {
+		const struct item *a = &items[first + i];
+
+		k = i;
+		if (a->kind == K_API)
+			for (; k > 0; k--) {
+				const struct item *l = &items[seq[k - 1]];
+
+				if (l->t < a->t || (l->t == a->t &&
+						    !caused_by(a, l)))
+					break;
+				seq[k] = seq[k - 1];
+			}
+		seq[k] = first + i;
+	}
+}
+
+/*
+ * The row order: a merge of the files, each in its causal order
+ * (order_file), taking the earliest head by timestamp, except that an rx
+ * waits for its tx. If every head waits (inconsistent input), the
+ * earliest goes anyway.
  */
 void order_items(void)
 {
-	int *next = xrealloc(NULL, (size_t)nfiles * sizeof(int));
+	int *next = xrealloc(NULL, (size_t)nfiles * sizeof(int) + 1);
+	int *len = xrealloc(NULL, (size_t)nfiles * sizeof(int) + 1);
+	int **seq = xrealloc(NULL, (size_t)nfiles * sizeof(int *) + 1);
 	int f, i;
 
-	order = xrealloc(NULL, (size_t)nitems * sizeof(int));
+	order = xrealloc(NULL, (size_t)nitems * sizeof(int) + 1);
 	/* items[] holds each file's lines contiguously, in file order. */
-	for (f = 0; f < nfiles; f++) {
-		next[f] = -1;
-		for (i = 0; i < nitems; i++)
-			if (items[i].file == f) {
-				next[f] = i;
-				break;
-			}
+	for (f = 0, i = 0; f < nfiles; f++) {
+		int first = i;
+
+		while (i < nitems && items[i].file == f)
+			i++;
+		len[f] = i - first;
+		seq[f] = xrealloc(NULL, (size_t)len[f] * sizeof(int) + 1);
+		order_file(first, len[f], seq[f]);
+		next[f] = 0;
 	}
 	for (norder = 0; norder < nitems; norder++) {
 		int best = -1, any = -1;
@@ -422,25 +553,26 @@ void order_items(void)
 		for (f = 0; f < nfiles; f++) {
 			struct item *h;
 
-			if (next[f] < 0)
+			if (next[f] >= len[f])
 				continue;
-			h = &items[next[f]];
-			if (any < 0 || h->t < items[any].t)
-				any = next[f];
+			h = &items[seq[f][next[f]]];
+			if (any < 0 || h->t < items[seq[any][next[any]]].t)
+				any = f;
 			if (h->kind == K_RX && h->match >= 0 &&
 			    !items[h->match].emitted)
 				continue;
-			if (best < 0 || h->t < items[best].t)
-				best = next[f];
+			if (best < 0 || h->t < items[seq[best][next[best]]].t)
+				best = f;
 		}
 		if (best < 0)
 			best = any;
-		items[best].emitted = 1;
-		order[norder] = best;
-		f = items[best].file;
-		next[f] = best + 1 < nitems && items[best + 1].file == f ?
-			best + 1 : -1;
+		order[norder] = seq[best][next[best]++];
+		items[order[norder]].emitted = 1;
 	}
+	for (f = 0; f < nfiles; f++)
+		free(seq[f]);
+	free(seq);
+	free(len);
 	free(next);
 }
 
@@ -507,6 +639,30 @@ void apply_filters(void)
 		if (it->kind == K_PLACE && it->peer >= 0 &&
 		    lane_selected(&lanes[it->peer]))
 			lanes[it->peer].shown = 1;
+	}
+}
+
+/*
+ * The time between each shown row and the rows above it (the latest of
+ * them: a row may be earlier than one above it, where a frame's rx waits
+ * for its tx or two hosts' clocks disagree), and which of these waits are
+ * long enough to be folded (opt_fold). Valid after apply_filters().
+ */
+void mark_folds(void)
+{
+	int64_t last = 0;
+	int i, any = 0;
+
+	for (i = 0; i < norder; i++) {
+		struct item *it = &items[order[i]];
+
+		if (!it->shown)
+			continue;
+		it->gap = any && it->t > last ? it->t - last : 0;
+		it->fold = any && opt_fold > 0 && it->gap >= opt_fold;
+		if (!any || it->t > last)
+			last = it->t;
+		any = 1;
 	}
 }
 

@@ -27,6 +27,7 @@ static int aitems;
 char **files;
 int nfiles;
 long nbad;
+int64_t t_origin;
 
 /* HH:MM:SS.uuuuuu (1 to 6 fractional digits) to microseconds; -1 if not. */
 int64_t parse_clock(const char *s)

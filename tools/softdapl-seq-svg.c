@@ -5,7 +5,8 @@
  * a script that checks the drawing). Every row holds exactly one item, so
  * no two labels can overlap; the page's script checks this, and that every
  * arrow (a frame's, or an RDMA's that its initiator placed) ends on a
- * lifeline.
+ * lifeline. Rows are spaced by the time between them (gap_px), and a wait
+ * of --fold or more is a band with its length in words (put_folds).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -29,6 +30,9 @@
 #define ROW_RX		8	/* the end of an arrow */
 #define STUB		70	/* length of a stub arrow */
 #define MAX_CHARS	72
+#define OCTAVE_PX	8	/* room a wait adds each time it doubles */
+#define OCTAVE_US	16	/* the wait that adds OCTAVE_PX */
+#define FOLD_MIN	40	/* the height of a folded wait, at least */
 
 static int width, height;
 static int body_height;	/* height without the legend */
@@ -114,8 +118,39 @@ static int out_svg;		/* a picture, with a legend */
 static int legend_rows(int draw);
 
 /*
+ * The room a wait of @us microseconds adds between two rows: none for
+ * none, then OCTAVE_PX more each time the wait doubles (OCTAVE_PX *
+ * log2(1 + us / OCTAVE_US), the logarithm taken a piece of straight line
+ * per octave: monotonic, and no libm). A scale of the logarithm, not of
+ * the time itself: rows a few microseconds apart and rows a few hundred
+ * apart must both be readable on one page, and every wait at least as
+ * long as --fold is folded into a labelled band anyway.
+ */
+static int gap_px(int64_t us)
+{
+	double v = 1 + (double)us / OCTAVE_US;
+	int octaves = 0;
+
+	while (v >= 2) {
+		v /= 2;
+		octaves++;
+	}
+	return (int)(OCTAVE_PX * (octaves + (v - 1)) + 0.5);
+}
+
+/* The height of a folded wait's band: taller than any wait not folded. */
+static int fold_px(void)
+{
+	int h = gap_px(opt_fold) + 6;
+
+	return h > FOLD_MIN ? h : FOLD_MIN;
+}
+
+/*
  * Places the lifelines (x) and the rows (y, h) of what apply_filters() left
- * shown, in sort_lanes()'s order; @picture: an SVG, which has a legend.
+ * shown, in sort_lanes()'s order, each row below the one above by the
+ * room of the wait between them (gap_px; none with --even), or below the
+ * band of a folded wait; @picture: an SVG, which has a legend.
  */
 void svg_layout(int picture)
 {
@@ -130,6 +165,12 @@ void svg_layout(int picture)
 
 		if (!it->shown)
 			continue;
+		if (it->fold) {
+			it->fold_y = y;
+			y += fold_px();
+		} else if (!opt_even) {
+			y += gap_px(it->gap);
+		}
 		it->y = y;
 		it->h = item_height(it);
 		y += it->h;
@@ -189,14 +230,6 @@ static void esc(const char *s, int max)
 	}
 }
 
-static void fmt_clock(int64_t t, char *buf, size_t len)
-{
-	int64_t s = t / 1000000 % 86400;
-
-	snprintf(buf, len, "%02d:%02d:%02d.%06d", (int)(s / 3600),
-		 (int)(s / 60 % 60), (int)(s % 60), (int)(t % 1000000));
-}
-
 static void put_fileline(const struct item *it)
 {
 	esc(files[it->file], -1);
@@ -206,16 +239,11 @@ static void put_fileline(const struct item *it)
 /* A row's common attributes: where it came from, and its tooltip. */
 static void put_origin(const struct item *it)
 {
+	char c[48];
+
 	put(" data-line=\"");
 	put_fileline(it);
-	put("\" data-t=\"");
-	{
-		char c[32];
-
-		fmt_clock(it->t, c, sizeof(c));
-		put(c);
-	}
-	put("\"");
+	P("\" data-t=\"%s\"", time_label(it->t, c, sizeof(c)));
 }
 
 static void put_title(const struct item *it)
@@ -299,6 +327,10 @@ static const char *const css =
 	".seq .box.place{fill:#fce4ec;stroke:#ad1457;stroke-dasharray:4 2}"
 	".seq .stubmark{fill:#fff;stroke-width:1.5}"
 	".seq .statebar{stroke:none}"
+	".seq .foldband{fill:#f5f5f5}"
+	".seq .foldedge{fill:none;stroke:#9e9e9e;stroke-width:1}"
+	".seq .foldlbl{fill:#fff;stroke:#9e9e9e}"
+	".seq text.fold{font-style:italic;fill:#424242}"
 	".seq .hdrbg{fill:#fff;fill-opacity:0}"
 	".seq .headers.stuck .hdrbg{fill-opacity:.93}";
 
@@ -536,14 +568,12 @@ static void put_place(const struct item *it)
 
 static void put_item(const struct item *it)
 {
-	char text[1200], c[32];
+	char text[1200], c[48];
 	const char *cls, *v;
 
-	if (it->h >= ROW) {
-		fmt_clock(it->t, c, sizeof(c));
+	if (it->h >= ROW)
 		P("<text class=\"lbl time\" x=\"4\" y=\"%d\">%s</text>",
-		  it->y + 12, c);
-	}
+		  it->y + 12, time_label(it->t, c, sizeof(c)));
 	if (it->kind == K_TX || it->kind == K_RX) {
 		put_frame(it);
 		return;
@@ -601,6 +631,54 @@ static void put_item(const struct item *it)
 	put_title(it);
 	put_note(it, cls, text, it->y);
 	put("</g>\n");
+}
+
+/*
+ * The folded waits: a band across the lifelines with zigzag edges, where
+ * the time scale breaks (before the rows, @labels 0), and its words, "305
+ * ms pass", over whatever crosses it (after them, @labels 1).
+ * <g class="fold" data-us="GAP" data-y="TOP" data-h="HEIGHT">.
+ */
+static void put_folds(int labels)
+{
+	int i, h = fold_px(), x0 = 2, x1 = width - 2;
+
+	for (i = 0; i < norder; i++) {
+		const struct item *it = &items[order[i]];
+		char text[64];
+		int x, y, w, bottom;
+
+		if (!it->shown || !it->fold)
+			continue;
+		y = it->fold_y;
+		if (!labels) {
+			P("<g class=\"fold\" data-us=\"%lld\" data-y=\"%d\" "
+			  "data-h=\"%d\"><rect class=\"foldband\" x=\"%d\" "
+			  "y=\"%d\" width=\"%d\" height=\"%d\"/>",
+			  (long long)it->gap, y, h, x0, y + 4, x1 - x0, h - 8);
+			/* Zigzag edges, the bottom one a mirror of the top. */
+			for (bottom = 0; bottom < 2; bottom++) {
+				P("<path class=\"foldedge\" d=\"M%d,%d", x0,
+				  bottom ? y + h - 4 : y + 4);
+				for (x = x0; x + 8 <= x1; x += 8)
+					P("l4,%dl4,%d", bottom ? 3 : -3,
+					  bottom ? -3 : 3);
+				put("\"/>");
+			}
+			put("</g>\n");
+			continue;
+		}
+		fold_label(it->gap, text, sizeof(text));
+		w = (int)(text_len(text) * CHAR_W) + 12;
+		x = LEFT + nshown_lanes * lane_w / 2;
+		P("<g class=\"foldlabel\"><rect class=\"foldlbl\" x=\"%d\" "
+		  "y=\"%d\" width=\"%d\" height=\"16\" rx=\"8\"/>"
+		  "<text class=\"lbl fold\" x=\"%d\" y=\"%d\" "
+		  "text-anchor=\"middle\">", x - w / 2, y + h / 2 - 8, w, x,
+		  y + h / 2 + 4);
+		esc(text, -1);
+		put("</text></g>\n");
+	}
 }
 
 /*
@@ -664,6 +742,8 @@ static const char *const legend_notes[] = {
 	"\xe2\x9c\x93 done", "\xe2\x9c\x97 flushed/error",
 	"\xe2\x87\x92 state", "\xe2\x9a\x91 event",
 	"\xe2\x9c\x95 not received", "\xe2\x97\x8b tx not traced",
+	"+ms: after the first line",
+	"\xe2\x89\x88 a long wait, folded",
 };
 
 /* Draws the legend if @draw; returns its rows. */
@@ -713,9 +793,11 @@ static void put_svg(int standalone, const char *title)
 	put_marker_defs();
 	put("\n");
 	put_lanes();
+	put_folds(0);
 	for (i = 0; i < norder; i++)
 		if (items[order[i]].shown)
 			put_item(&items[order[i]]);
+	put_folds(1);
 	if (standalone) {
 		put("<g class=\"legend\">");
 		legend_rows(1);
@@ -796,7 +878,9 @@ void write_html(FILE *f, const char *title)
 	put("<span>\xe2\x9c\x93/\xe2\x9c\x97 completion</span>"
 	    "<span>\xe2\x87\x92 state</span><span>\xe2\x9a\x91 event</span>"
 	    "<span>\xe2\x9c\x95 frame not received</span>"
-	    "<span>\xe2\x97\x8b frame whose tx is missing</span></div>\n");
+	    "<span>\xe2\x97\x8b frame whose tx is missing</span>"
+	    "<span>+ms: time after the first line</span>"
+	    "<span>\xe2\x89\x88 a long wait, folded</span></div>\n");
 	put_svg(0, title);
 	P("<div id=\"selfcheck\">selfcheck: not run</div>\n<script>\n%s"
 	  "</script>\n</body></html>\n", selfcheck_js);

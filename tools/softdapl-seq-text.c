@@ -2,18 +2,21 @@
 /*
  * softdapl-seq: the diagram as plain text, for a terminal or a README.
  *
- *      +us  ep1 (pid 4711)                      ep2 (pid 4711)
- *           local 127.0.0.1:44829               local 127.0.0.1:45805
- *           peer 127.0.0.1:45805                peer 127.0.0.1:44829
- *               |                                   |
- *      629      |       ep_post_rdma_read cookie=0x7 *
- *      632      |<-- READ_REQ seq=2 len=32 rkey=... |
- *      711      |--- READ_RESP seq=1 len=32 ack=1 ->|
- *      734      |   [ok] RDMA_READ len=32 cookie=0x7 *
+ *      time  ep1 (pid 4711)                           ep2 (pid 4711)
+ *            local 127.0.0.1:44829             local 127.0.0.1:45805
+ *            peer 127.0.0.1:45805               peer 127.0.0.1:44829
+ *                |                                                |
+ * +0.629 ms  ep_post_rdma_read cookie=0x7 len=32 rkey=0x1 radd... *
+ * +0.632 ms      |<- READ_REQ seq=2 len=32 rkey=0x1 addr=0x5... --|
+ *                :             ... 1.06 ms pass ...               :
+ * +1.711 ms      |------ READ_RESP seq=1 len=32 tag=0 ack=1 ----->|
+ * +1.734 ms      |               [ok] RDMA_READ len=32 cookie=0x7 *
  *
  * The lifelines are columns ('|'), in the order of the pictures; the rows
  * are the pictures' rows, one item each, time going down, with the time in
- * microseconds after the first line of the traces on the left. A note
+ * milliseconds after the first line of the traces on the left, as the
+ * pictures write it; a wait of --fold or more is a row of its own that
+ * says how long it was, the lifelines broken (':'). A note
  * (call, completion, state change, event, error) is a '*' on its lifeline
  * with its text on the right (on the left when only that side has room); a
  * frame is an arrow on the row of its tx, from the sender's lifeline to
@@ -43,7 +46,6 @@
 static FILE *out;
 static int width;		/* columns of a line, at most */
 static int tw;			/* the time column, with its gap */
-static int64_t t0;		/* the time of the first line */
 static int c0, spacing;		/* the first lifeline's column, the gap */
 static int *col;		/* lanes[] index -> column of its lifeline */
 static char row[TEXT_MAX_WIDTH + 1];
@@ -53,19 +55,17 @@ static char row[TEXT_MAX_WIDTH + 1];
  * evenly, MAX_SPACING apart at most. Returns 0, or -1 when they do not
  * fit (said on stderr).
  */
-int text_layout(int w, int64_t first)
+int text_layout(int w)
 {
-	int64_t last = 0;
-	char buf[32];
+	int64_t last = t_origin;
+	char buf[48];
 	int i;
 
 	width = w;
-	t0 = first;
 	for (i = 0; i < norder; i++)
-		if (items[order[i]].shown && items[order[i]].t - first > last)
-			last = items[order[i]].t - first;
-	snprintf(buf, sizeof(buf), "+%lld", (long long)last);
-	tw = (int)strlen(buf) > 3 ? (int)strlen(buf) + 2 : 5;
+		if (items[order[i]].shown && items[order[i]].t > last)
+			last = items[order[i]].t;
+	tw = (int)strlen(time_label(last, buf, sizeof(buf))) + 2;
 	c0 = tw + 4;	/* room for a short header, centred */
 	spacing = 0;
 	if (nshown_lanes > 1)
@@ -101,16 +101,16 @@ static void to_ascii(char *dst, size_t len, const char *s)
 	dst[n] = '\0';
 }
 
-/* The row as blank lifelines, with @time (relative) unless it is < 0. */
-static void row_start(int64_t time)
+/* The row as blank lifelines, with the time of @it unless it is NULL. */
+static void row_start(const struct item *it)
 {
 	int i;
 
 	memset(row, ' ', (size_t)width);
 	row[width] = '\0';
-	if (time >= 0) {
-		char buf[32];
-		int n = snprintf(buf, sizeof(buf), "%lld", (long long)time);
+	if (it != NULL) {
+		char buf[48];
+		int n = (int)strlen(time_label(it->t, buf, sizeof(buf)));
 
 		if (n <= tw - 2)
 			memcpy(row + tw - 2 - n, buf, (size_t)n);
@@ -316,7 +316,7 @@ static void put_frame_rows(const struct item *it)
 		if (it->match >= 0 && items[it->match].shown) {
 			/* Its arrow is on its tx's row: only a refusal here. */
 			if (find_kv(rx, "bad") != NULL) {
-				row_start(rx->t - t0);
+				row_start(rx);
 				put_refused(rx);
 				row_end();
 			}
@@ -325,7 +325,7 @@ static void put_frame_rows(const struct item *it)
 	}
 	frame_label(it, label, sizeof(label), 1);
 	to_ascii(a, sizeof(a), label);
-	row_start(it->t - t0);
+	row_start(it);
 	if (tx != NULL && rx != NULL && col[tx->lane] != col[rx->lane])
 		put_arrow(col[tx->lane], col[rx->lane], a, FRAME_FILL);
 	else if (tx != NULL && rx != NULL)
@@ -334,7 +334,7 @@ static void put_frame_rows(const struct item *it)
 		put_stub(it, a, tx != NULL);
 	row_end();
 	if (tx == NULL && find_kv(rx, "bad") != NULL) {
-		row_start(-1);
+		row_start(NULL);
 		put_refused(rx);
 		row_end();
 	}
@@ -354,7 +354,7 @@ static void put_place_row(const struct item *it, int from, int to)
 	if (!fits_arrow(col[from], col[to], (int)strlen(label)))
 		place_label(it, label, sizeof(label), 1, 1);
 	to_ascii(a, sizeof(a), label);
-	row_start(it->t - t0);
+	row_start(it);
 	put_arrow(col[from], col[to], a, PLACE_FILL);
 	row_end();
 }
@@ -431,7 +431,7 @@ static void put_headers(void)
 		conns |= l->nconn > 0;
 	}
 	memset(row, ' ', (size_t)width);
-	put_at(tw - 5, 3, "+us");
+	put_at(tw - 6, 4, "time");
 	for (i = 0; i < nshown_lanes; i++) {
 		const struct lane *l = &lanes[lane_order[i]];
 		const char *cand[2] = { label, NULL };
@@ -489,6 +489,31 @@ static void put_headers(void)
 	row_end();
 }
 
+/*
+ * A folded wait: "... 305 ms pass ..." across the lifelines, which break
+ * there (':').
+ */
+static void put_fold(const struct item *it)
+{
+	char label[64], text[80];
+	int i, lo, hi, n;
+
+	row_start(NULL);
+	for (i = 0; i < nshown_lanes; i++)
+		row[col[lane_order[i]]] = ':';
+	fold_label(it->gap, label, sizeof(label));
+	n = snprintf(text, sizeof(text), "... %s ...", label);
+	lo = col[lane_order[0]];
+	hi = col[lane_order[nshown_lanes - 1]];
+	i = (lo + hi) / 2 - n / 2;
+	if (i + n > width)
+		i = width - n;
+	if (i < tw)
+		i = tw;
+	put_at(i, n, text);
+	row_end();
+}
+
 /* @s, wrapped at spaces into lines of the width. */
 static void put_wrapped(const char *s)
 {
@@ -528,7 +553,7 @@ void write_text(FILE *f, const char *title)
 	fputc('\n', out);
 
 	put_headers();
-	row_start(-1);
+	row_start(NULL);
 	row_end();
 
 	for (i = 0; i < norder; i++) {
@@ -538,6 +563,8 @@ void write_text(FILE *f, const char *title)
 
 		if (!it->shown)
 			continue;
+		if (it->fold)
+			put_fold(it);
 		if (it->kind == K_TX || it->kind == K_RX) {
 			put_frame_rows(it);
 			continue;
@@ -548,14 +575,15 @@ void write_text(FILE *f, const char *title)
 		}
 		note_text(it, text, sizeof(text), 1);
 		to_ascii(a, sizeof(a), text);
-		row_start(it->t - t0);
+		row_start(it);
 		put_note(it->lane, a);
 		row_end();
 	}
-	row_start(-1);
+	row_start(NULL);
 	row_end();
 	fputc('\n', out);
-	put_wrapped("+us: microseconds after the first line of the traces. "
+	put_wrapped("time: milliseconds after the first line of the traces. "
+		    "... N ms pass ... a wait of N ms, folded. "
 		    "|---->| a frame, on the row of its tx; --x a frame nobody "
 		    "received; o--> one whose tx is not traced. |====>| an "
 		    "RDMA its initiator placed in the target's memory itself: "

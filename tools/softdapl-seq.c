@@ -16,8 +16,15 @@
  * (a place line: no frame, nothing traced by the target) is an arrow of
  * its own style to or from the EP at the other end of its connection
  * (found the same way), or a note on the initiator's EP when that one is
- * not drawn. Rows keep each file's order and put a frame's rx below its
- * tx, whatever the clocks say; otherwise they follow the timestamps.
+ * not drawn. Rows are in causal order (provider/TRACE.md, TIME): each
+ * file's order, except that a call's row goes above the rows of what it
+ * caused (its api line is stamped at its entry but written when it
+ * returns), and a frame's rx below its tx whatever the clocks say;
+ * otherwise they follow the timestamps. Times are milliseconds after the
+ * first line ("+304.709 ms") on every output; in the pictures the room
+ * between two rows grows with the time between them (--even: none), and
+ * a wait of --fold or more (1 ms) is a band that says how long it was
+ * ("300 ms pass"), a row "... 300 ms pass ..." in the text.
  *
  * Because every row holds exactly one item, no two labels can overlap: a
  * note may be wider than its lane. The HTML page checks this, and that
@@ -41,6 +48,10 @@
 /* Options (softdapl-seq.h), set once by main before the steps run. */
 int opt_hide_acks;
 int opt_no_process;
+int opt_even;
+/* A wait this long (microseconds) or longer is folded: 1 ms. */
+#define FOLD_DEFAULT	1000
+int64_t opt_fold = FOLD_DEFAULT;
 int opt_have_from, opt_have_to;
 int64_t opt_from, opt_to;
 char **opt_eps;
@@ -94,6 +105,12 @@ static void usage(FILE *f)
 "  -P, --no-process      hide the process lifelines (objects other than\n"
 "                        EPs, service points and SRQs)\n"
 "  -a, --hide-acks       hide ACK frames\n"
+"  -E, --even            pictures: rows evenly spaced (by default the\n"
+"                        room between two rows grows with the time\n"
+"                        between them)\n"
+"      --fold MS         fold each wait of MS milliseconds or more into\n"
+"                        a band (a row in text) that says how long it\n"
+"                        was: \"305 ms pass\" (default 1; 0: never)\n"
 "      --from TIME       drop lines before TIME: HH:MM:SS[.uuuuuu], or\n"
 "                        +SECONDS after the first line\n"
 "      --to TIME         drop lines after TIME (same forms)\n"
@@ -101,6 +118,9 @@ static void usage(FILE *f)
 "  -w, --lane-width PX   pixels between lifelines (default 210)\n"
 "  -h, --help            this text\n"
 "\n"
+"Rows are in causal order: a call above what it caused, a frame's tx\n"
+"above its rx. Times are milliseconds after the first line, \"+1.234 ms\",\n"
+"in every output.\n"
 "Lines that cannot be parsed are reported as FILE:LINE and skipped.\n"
 "Exit status: 0 when something was drawn, 1 when nothing could be,\n"
 "2 on bad usage.\n", f);
@@ -122,6 +142,20 @@ static int parse_when(const char *s, int64_t first, int64_t *t)
 	}
 	*t = parse_clock(s);
 	return *t < 0 ? -1 : 0;
+}
+
+/* A number of milliseconds, 0 or more, as microseconds into *@us. */
+static int parse_ms(const char *s, int64_t *us)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno != 0 || *end != '\0' || end == s || !(d >= 0) || d > 1e9)
+		return -1;
+	*us = (int64_t)(d * 1000 + 0.5);
+	return 0;
 }
 
 static void split_eps(char *list)
@@ -157,6 +191,8 @@ int main(int argc, char **argv)
 		{ "lane-width", required_argument, NULL, 'w' },
 		{ "text", no_argument, NULL, 'x' },
 		{ "width", required_argument, NULL, 'W' },
+		{ "even", no_argument, NULL, 'E' },
+		{ "fold", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,7 +203,7 @@ int main(int argc, char **argv)
 	int c, i, svg, text, shown = 0, ret = 0, width = TEXT_WIDTH;
 	int64_t first = -1;
 
-	while ((c = getopt_long(argc, argv, "o:f:e:Pat:w:TW:h", longopts,
+	while ((c = getopt_long(argc, argv, "o:f:e:PaEt:w:TW:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
@@ -181,6 +217,15 @@ int main(int argc, char **argv)
 			strcpy(eplist + n, optarg);
 			break;
 		case 'P': opt_no_process = 1; break;
+		case 'E': opt_even = 1; break;
+		case 'L':
+			if (parse_ms(optarg, &opt_fold) < 0) {
+				fprintf(stderr, "softdapl-seq: --fold %s: want "
+					"milliseconds, 0 or more\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
 		case 'a': opt_hide_acks = 1; break;
 		case 'F': opt_from_s = optarg; break;
 		case 'O': opt_to_s = optarg; break;
@@ -252,6 +297,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nitems; i++)
 		if (first < 0 || items[i].t < first)
 			first = items[i].t;
+	t_origin = first;
 	if ((opt_from_s && parse_when(opt_from_s, first, &opt_from) < 0) ||
 	    (opt_to_s && parse_when(opt_to_s, first, &opt_to) < 0)) {
 		fprintf(stderr, "softdapl-seq: bad time %s: want HH:MM:SS[.uuuuuu]"
@@ -267,6 +313,7 @@ int main(int argc, char **argv)
 	match_frames();
 	order_items();
 	apply_filters();
+	mark_folds();
 	for (i = 0; i < nitems; i++)
 		shown += items[i].shown;
 	if (shown == 0) {
@@ -277,7 +324,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	sort_lanes();
-	if (text && text_layout(width, first) < 0) {
+	if (text && text_layout(width) < 0) {
 		ret = 1;
 		goto out;
 	}

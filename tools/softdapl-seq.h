@@ -8,8 +8,9 @@
  *   softdapl-seq-parse.c   read_trace(): lines -> items[], files[]
  *   softdapl-seq-layout.c  assign_lanes(): items -> lanes[], procs[];
  *                          match_frames(): tx <-> rx, place -> the
- *                          target's lane; order_items():
- *                          order[]; apply_filters(): shown; sort_lanes():
+ *                          target's lane; order_items(): order[], in
+ *                          causal order; apply_filters(): shown;
+ *                          mark_folds(): gap, fold; sort_lanes():
  *                          lane_order[], the lifelines left to right
  *   softdapl-seq-label.c   the words of a row (frame labels, notes,
  *                          lifeline names), shared by every output
@@ -58,7 +59,10 @@ struct item {
 	int peer;		/* place: the target EP's lane, or -1 */
 	int emitted;		/* placed in the row order yet */
 	int shown;		/* survives the filters */
+	int64_t gap;		/* shown: microseconds since the rows above */
+	int fold;		/* shown: a folded wait (gap >= opt_fold) above */
 	int y, h;		/* the SVG row: top and height in pixels */
+	int fold_y;		/* fold: the SVG band's top */
 };
 
 struct lane {
@@ -92,6 +96,8 @@ char *xstrdup(const char *s);
 
 extern int opt_hide_acks;
 extern int opt_no_process;
+extern int opt_even;
+extern int64_t opt_fold;	/* microseconds: a longer wait is folded */
 extern int opt_have_from, opt_have_to;
 extern int64_t opt_from, opt_to;
 extern char **opt_eps;
@@ -103,6 +109,8 @@ extern int nitems;
 extern char **files;		/* the traces' names, sanitized */
 extern int nfiles;
 extern long nbad;		/* lines that could not be parsed */
+
+extern int64_t t_origin;	/* the first line's time: times count from it */
 
 int64_t parse_clock(const char *s);
 int read_trace(const char *path);
@@ -128,6 +136,7 @@ int place_is_read(const struct item *it);
 int place_arrow(const struct item *it, int *from, int *to);
 void order_items(void);
 void apply_filters(void);
+void mark_folds(void);
 void sort_lanes(void);
 void free_layout(void);
 
@@ -141,6 +150,13 @@ void place_label(const struct item *it, char *buf, size_t len, int ascii,
 		 int brief);
 const char *lane_label(const struct lane *l, char *buf, size_t len);
 
+/*
+ * Times, the same on every output: a row's as "+304.709 ms", after
+ * t_origin (time_label); a folded wait's as "305 ms pass" (fold_label).
+ */
+const char *time_label(int64_t t, char *buf, size_t len);
+const char *fold_label(int64_t us, char *buf, size_t len);
+
 /* softdapl-seq-svg.c: pictures and pages. */
 extern int lane_w;		/* --lane-width */
 
@@ -150,14 +166,13 @@ void write_html(FILE *f, const char *title);
 
 /*
  * softdapl-seq-text.c: the diagram in plain ASCII, @width columns at most
- * (text_layout() fails, saying why, when the lifelines do not fit), times
- * in microseconds after @first.
+ * (text_layout() fails, saying why, when the lifelines do not fit).
  */
 #define TEXT_WIDTH	100
 #define TEXT_MIN_WIDTH	40
 #define TEXT_MAX_WIDTH	1000
 
-int text_layout(int width, int64_t first);
+int text_layout(int width);
 void write_text(FILE *f, const char *title);
 
 #endif /* SOFTDAPL_SEQ_H */
