@@ -132,6 +132,44 @@ static inline DAT_RETURN sd_api_evd_arg(const char *call,
 }
 
 /*
+ * The EVD handles of a dat_ep_modify's @p that @mask names, each as
+ * sd_api_evd_arg takes it for @ia (the EP's IA, or NULL where an EVD of
+ * another IA will do, as at the EP's creation): DAT_SUCCESS with the EVDs
+ * in *@recv, *@req, *@conn (NULL where the mask names none, or for
+ * DAT_HANDLE_NULL), or the first refusal, said. An EVD the mask does not
+ * name is not looked at.
+ */
+static inline DAT_RETURN sd_api_modify_evds(const struct sd_obj *ep,
+					    DAT_EP_PARAM_MASK mask,
+					    const DAT_EP_PARAM *p,
+					    const struct sd_ia *ia,
+					    struct sd_evd **recv,
+					    struct sd_evd **req,
+					    struct sd_evd **conn)
+{
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	*recv = *req = *conn = NULL;
+	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
+		ret = sd_api_evd_arg("ep_modify", ep,
+				     "ep_param.recv_evd_handle",
+				     p->recv_evd_handle, DAT_EVD_DTO_FLAG, ia,
+				     DAT_INVALID_HANDLE_EVD_RECV, recv);
+	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
+		ret = sd_api_evd_arg("ep_modify", ep,
+				     "ep_param.request_evd_handle",
+				     p->request_evd_handle, DAT_EVD_DTO_FLAG,
+				     ia, DAT_INVALID_HANDLE_EVD_REQUEST, req);
+	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
+		ret = sd_api_evd_arg("ep_modify", ep,
+				     "ep_param.connect_evd_handle",
+				     p->connect_evd_handle,
+				     DAT_EVD_CONNECTION_FLAG, ia,
+				     DAT_INVALID_HANDLE_EVD_CONN, conn);
+	return ret;
+}
+
+/*
  * The PZ handle argument of an EP's creation or modification, @h:
  * DAT_SUCCESS with *@out the PZ of @ia it names (NULL for
  * DAT_HANDLE_NULL), else DAT_INVALID_HANDLE (DAT_INVALID_HANDLE_PZ),

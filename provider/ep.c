@@ -324,25 +324,9 @@ DAT_RETURN DAT_API sd_ep_modify(DAT_EP_HANDLE h, DAT_EP_PARAM_MASK mask,
 	ret = sd_api_modify_args(&ep->obj, mask, p, &pz);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	/* An EVD the mask does not name is not looked at. */
-	recv_evd = req_evd = conn_evd = NULL;
-	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
-		ret = sd_api_evd_arg("ep_modify", &ep->obj,
-				     "ep_param.recv_evd_handle",
-				     p->recv_evd_handle, DAT_EVD_DTO_FLAG, NULL,
-				     DAT_INVALID_HANDLE_EVD_RECV, &recv_evd);
-	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
-		ret = sd_api_evd_arg("ep_modify", &ep->obj,
-				     "ep_param.request_evd_handle",
-				     p->request_evd_handle, DAT_EVD_DTO_FLAG,
-				     NULL, DAT_INVALID_HANDLE_EVD_REQUEST,
-				     &req_evd);
-	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
-		ret = sd_api_evd_arg("ep_modify", &ep->obj,
-				     "ep_param.connect_evd_handle",
-				     p->connect_evd_handle,
-				     DAT_EVD_CONNECTION_FLAG, NULL,
-				     DAT_INVALID_HANDLE_EVD_CONN, &conn_evd);
+	/* EVDs of another IA will do, as at creation (ep_create). */
+	ret = sd_api_modify_evds(&ep->obj, mask, p, NULL, &recv_evd, &req_evd,
+				 &conn_evd);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	ret = sd_api_modify_attr_check(&ep->obj, mask, &p->ep_attr,
