@@ -590,7 +590,9 @@ void write_text(FILE *f, const char *title)
 		    "no frame, the target's CPU idle. * a call, a completion "
 		    "([ok], [FLUSHED] ...), a state change (OLD => NEW), an "
 		    "event, an error, or an RDMA placed in a target not "
-		    "drawn.");
+		    "drawn. [eng] [evd_wait] [cons]: whose thread did it "
+		    "(by=): the engine, a consumer in that DAT call, or in "
+		    "another; none on a call's own line.");
 	free(col);
 	col = NULL;
 }
