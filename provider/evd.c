@@ -318,7 +318,7 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	if (evd->count == 0 && !evd->overflowed && evd->waiters == 0) {
 		/* Nothing yet: move this EVD's EPs, then look again. */
 		if (sd_trace_enabled())
-			sd_trace_call = "dat_evd_dequeue";
+			sd_trace_call = "evd_dequeue";
 		yield = !sd_progress_poll(evd);
 		if (sd_trace_enabled())
 			sd_trace_call = NULL;
@@ -503,7 +503,7 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		evd->notified = false;
 		evd->unwaited = false;
 		if (sd_trace_enabled())
-			sd_trace_call = "dat_evd_wait";
+			sd_trace_call = "evd_wait";
 		sd_progress_wait(evd, wait_over, threshold, until);
 		if (sd_trace_enabled())
 			sd_trace_call = NULL;

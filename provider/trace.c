@@ -38,9 +38,10 @@ int sd_trace_on;
 static int trace_fd = -1;
 
 /*
- * The DAT call this consumer thread is inside, for a line's by= key
- * (TRACE.md), or NULL: set by the calls that drive progress from the
- * consumer's thread (evd.c), only when tracing. Initial-exec, as
+ * The DAT call this consumer thread is inside, without "dat_", for a
+ * line's by= key (TRACE.md), or NULL: set by the calls that drive
+ * progress from the consumer's thread (evd.c) and by the request posts
+ * (post.c), only when tracing. Initial-exec, as
  * engine.c's on_engine.
  */
 _Thread_local const char *sd_trace_call __attribute__((tls_model("initial-exec")));
@@ -158,9 +159,10 @@ static void trace_vline(const struct timespec *at, const char *kind,
 			k = snprintf(buf + n, sizeof(buf) - (size_t)n,
 				     " by=dat_%s", event);
 		else
-			k = snprintf(buf + n, sizeof(buf) - (size_t)n, " by=%s",
-				     sd_trace_call != NULL ? sd_trace_call :
-				     "consumer");
+			k = snprintf(buf + n, sizeof(buf) - (size_t)n,
+				     " by=%s%s", sd_trace_call != NULL ?
+				     "dat_" : "", sd_trace_call != NULL ?
+				     sd_trace_call : "consumer");
 		if (k > 0)
 			n += k;
 		if (n > (int)sizeof(buf) - 2)

@@ -27,7 +27,7 @@
 struct sd_obj;
 
 /*
- * The DAT call ("dat_evd_wait") the calling consumer thread is inside,
+ * The DAT call without "dat_" ("evd_wait") the calling thread is inside,
  * for the by= key of its lines, or NULL; set only when tracing.
  */
 extern _Thread_local const char *sd_trace_call;

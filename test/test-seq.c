@@ -1379,7 +1379,7 @@ TEST_IMPL(seq_who)
 		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
 	ASSERT_EQ(run_seq(&out, "-f", "text", "-W", "200", trace, NULL), 0);
 	ASSERT_STR_CONTAINS(out, "[eng] READ_RESP");
-	ASSERT_STR_CONTAINS(out, "[cons] READ_REQ");
+	ASSERT_STR_CONTAINS(out, "[post] READ_REQ");
 	ASSERT_STR_CONTAINS(out, "RDMA_READ len=32");
 	free(out);
 	ASSERT_EQ(run_seq(&out, "-o", "who.svg", trace, NULL), 0);

@@ -67,7 +67,7 @@ static const char *status_short(const char *status)
 }
 
 /*
- * "[eng] ", "[evd_wait] ", "[init] ": whose thread wrote @it (its by=,
+ * "[eng] ", "[wait] ", "[post] ": whose thread wrote @it (its by=,
  * TRACE.md), before its label; "" for a trace without by=.
  */
 static const char *who_tag(const struct item *it, char *buf, size_t len)
@@ -82,6 +82,10 @@ static const char *who_tag(const struct item *it, char *buf, size_t len)
 		by = "init";
 	else if (strcmp(by, "consumer") == 0)
 		by = "cons";
+	else if (strncmp(by, "dat_ep_post_", 12) == 0)
+		by = "post";
+	else if (strncmp(by, "dat_evd_", 8) == 0)
+		by += 8;	/* "wait", "dequeue" */
 	else if (strncmp(by, "dat_", 4) == 0)
 		by += 4;
 	snprintf(buf, len, "[%s] ", by);
