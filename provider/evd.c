@@ -317,7 +317,11 @@ DAT_RETURN DAT_API sd_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	pthread_mutex_lock(&evd->lock);
 	if (evd->count == 0 && !evd->overflowed && evd->waiters == 0) {
 		/* Nothing yet: move this EVD's EPs, then look again. */
+		if (sd_trace_enabled())
+			sd_trace_call = "evd_dequeue";
 		yield = !sd_progress_poll(evd);
+		if (sd_trace_enabled())
+			sd_trace_call = NULL;
 	}
 	if (evd->overflowed)
 		ret = sd_refuse("evd_dequeue", &evd->obj, SD_EVD_OVERFLOWED,
@@ -498,7 +502,11 @@ DAT_RETURN DAT_API sd_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		evd->threshold = threshold;
 		evd->notified = false;
 		evd->unwaited = false;
+		if (sd_trace_enabled())
+			sd_trace_call = "evd_wait";
 		sd_progress_wait(evd, wait_over, threshold, until);
+		if (sd_trace_enabled())
+			sd_trace_call = NULL;
 		evd->waiters = 0;
 		if (!evd_alive(evd)) {
 			/* sd_evq_destroy waits for us: let it go on. */

@@ -158,8 +158,14 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q);
 
 static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 {
-	DAT_RETURN ret = post_checked(h, q);
+	DAT_RETURN ret;
 
+	/* Frames the post sends from this thread are its (by=, TRACE.md). */
+	if (sd_trace_enabled())
+		sd_trace_call = q->api;
+	ret = post_checked(h, q);
+	if (sd_trace_enabled())
+		sd_trace_call = NULL;
 	/* A post that succeeds traced its line itself. */
 	if (ret != DAT_SUCCESS && sd_trace_enabled())
 		trace_post(h, q, ret, 0, 0);

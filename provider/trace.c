@@ -37,6 +37,18 @@
 int sd_trace_on;
 static int trace_fd = -1;
 
+/*
+ * The DAT call this consumer thread is inside, without "dat_", for a
+ * line's by= key (TRACE.md), or NULL: set by the calls that drive
+ * progress from the consumer's thread (evd.c) and by the request posts
+ * (post.c), only when tracing. Initial-exec, as
+ * engine.c's on_engine.
+ */
+_Thread_local const char *sd_trace_call __attribute__((tls_model("initial-exec")));
+
+/* Weak: the test runner links this file without engine.c. */
+extern bool sd_engine_on_thread(void) __attribute__((weak));
+
 /* A line's room: TRACE.md promises at most 1 KiB. */
 #define TRACE_LINE_MAX	1024
 
@@ -137,6 +149,24 @@ static void trace_vline(const struct timespec *at, const char *kind,
 		/* Nothing was added after all: no trailing space. */
 		if (k <= 0)
 			n--;
+	}
+	/* Whose thread wrote it; a `place` line says so itself (by=initiator). */
+	if (strcmp(kind, "place") != 0) {
+		if (sd_engine_on_thread != NULL && sd_engine_on_thread())
+			k = snprintf(buf + n, sizeof(buf) - (size_t)n,
+				     " by=engine");
+		else if (strcmp(kind, "api") == 0)
+			k = snprintf(buf + n, sizeof(buf) - (size_t)n,
+				     " by=dat_%s", event);
+		else
+			k = snprintf(buf + n, sizeof(buf) - (size_t)n,
+				     " by=%s%s", sd_trace_call != NULL ?
+				     "dat_" : "", sd_trace_call != NULL ?
+				     sd_trace_call : "consumer");
+		if (k > 0)
+			n += k;
+		if (n > (int)sizeof(buf) - 2)
+			n = (int)sizeof(buf) - 2;
 	}
 	buf[n++] = '\n';
 	if (write(trace_fd, buf, (size_t)n) < 0)

@@ -26,6 +26,12 @@
 
 struct sd_obj;
 
+/*
+ * The DAT call without "dat_" ("evd_wait") the calling thread is inside,
+ * for the by= key of its lines, or NULL; set only when tracing.
+ */
+extern _Thread_local const char *sd_trace_call;
+
 /* Set once at load: nonzero when lines are written. */
 extern int sd_trace_on;
 

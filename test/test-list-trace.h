@@ -4,6 +4,7 @@
 TEST_ENTRY_TIMEOUT(trace_examples_parse, 120)
 TEST_ENTRY(trace_rdma_read)
 TEST_ENTRY(trace_rdma_read_placed)
+TEST_ENTRY(trace_who)
 TEST_ENTRY(trace_flush)
 TEST_ENTRY(trace_refused)
 TEST_ENTRY(trace_off)

@@ -1363,6 +1363,47 @@ static char *trace_example(const char *name)
 }
 
 /*
+ * Who does the work (by=, TRACE.md), drawn: over TCP the target answers
+ * an RDMA read on its engine thread ([eng] READ_RESP) and the initiator's
+ * post is its consumer's call; over shared memory the initiator places
+ * the read itself (its arrow; no READ_RESP of the target's). In text and in SVG alike.
+ */
+TEST_IMPL(seq_who)
+{
+	char *trace, *out, *doc;
+
+	test_setenv("SOFTDAPL_TRANSPORT", "tcp");
+	trace = trace_example("rdma-read");
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
+	if (trace == NULL)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	ASSERT_EQ(run_seq(&out, "-f", "text", "-W", "200", trace, NULL), 0);
+	ASSERT_STR_CONTAINS(out, "[eng] READ_RESP");
+	ASSERT_STR_CONTAINS(out, "[post] READ_REQ");
+	ASSERT_STR_CONTAINS(out, "RDMA_READ len=32");
+	free(out);
+	ASSERT_EQ(run_seq(&out, "-o", "who.svg", trace, NULL), 0);
+	free(out);
+	doc = test_read_file("who.svg");
+	ASSERT_NOT_NULL(doc);
+	ASSERT_STR_CONTAINS(doc, "[eng] READ_RESP");
+	free(doc);
+	unlink(trace);
+	free(trace);
+
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
+	trace = trace_example("rdma-read");
+	ASSERT_NOT_NULL(trace);
+	ASSERT_EQ(run_seq(&out, "-f", "text", "-W", "200", trace, NULL), 0);
+	ASSERT_STR_CONTAINS(out, "RDMA_READ 32 B");
+	ASSERT(strstr(out, "READ_RESP") == NULL);
+	ASSERT(strstr(out, "READ_REQ") == NULL);
+	free(out);
+	free(trace);
+	return 0;
+}
+
+/*
  * The read through frames (SOFTDAPL_TRANSPORT=copy, whatever the kernel
  * allows): READ_REQ and READ_RESP, each with both ends.
  */

@@ -492,6 +492,70 @@ TEST_IMPL(trace_rdma_read_placed)
 	return 0;
 }
 
+/* True when @by is a value TRACE.md allows for by=. */
+static bool by_known(const char *by)
+{
+	return by != NULL && (strcmp(by, "engine") == 0 ||
+			      strcmp(by, "consumer") == 0 ||
+			      strcmp(by, "initiator") == 0 ||
+			      strncmp(by, "dat_", 4) == 0);
+}
+
+/*
+ * Who does the work (by=, TRACE.md). Over TCP the target of an RDMA
+ * read answers it on its engine thread, and no call of the target's
+ * consumer takes part; a receive's completion is queued by the engine
+ * or by the consumer's thread in the call that moved the EP; an `api`
+ * line is its own call's.
+ */
+TEST_IMPL(trace_who)
+{
+	const struct tline *req;
+	struct trace tr;
+	unsigned k;
+	int i, j;
+
+	test_setenv("SOFTDAPL_TRANSPORT", "tcp");
+	run_and_load("rdma-read", &tr);
+	for (k = 0; k < tr.n; k++) {
+		const struct tline *t = &tr.l[k];
+
+		if (!by_known(kv(t, "by")))
+			TEST_FAIL("line %u (%s %s): by=%s", k, t->kind,
+				  t->event, kv(t, "by") ? kv(t, "by") : "none");
+		if (strcmp(t->kind, "api") == 0)
+			ASSERT_STR_EQ(kv(t, "by") + 4, t->event);
+	}
+	i = find(&tr, 0, "tx", "READ_REQ");
+	ASSERT_GE(i, 0);
+	req = &tr.l[i];
+	j = peer_of(&tr, req, "rx");
+	ASSERT_GE(j, 0);
+	ASSERT_STR_EQ(kv(&tr.l[j], "by"), "engine");
+	i = find(&tr, j, "tx", "READ_RESP");
+	ASSERT_GE(i, 0);
+	ASSERT_STR_EQ(kv(&tr.l[i], "by"), "engine");
+	/* Nothing of the target's EP between them came from a consumer. */
+	for (k = (unsigned)j; k <= (unsigned)i; k++)
+		if (strcmp(tr.l[k].obj, tr.l[j].obj) == 0)
+			ASSERT_STR_EQ(kv(&tr.l[k], "by"), "engine");
+	trace_free(&tr);
+
+	run_and_load("send-recv", &tr);
+	i = find(&tr, 0, "dto", "RECEIVE");
+	ASSERT_GE(i, 0);
+	if (strcmp(kv(&tr.l[i], "by"), "engine") != 0 &&
+	    strcmp(kv(&tr.l[i], "by"), "dat_evd_dequeue") != 0 &&
+	    strcmp(kv(&tr.l[i], "by"), "dat_evd_wait") != 0)
+		TEST_FAIL("RECEIVE by=%s", kv(&tr.l[i], "by"));
+	i = find(&tr, 0, "api", "ep_post_recv");
+	ASSERT_GE(i, 0);
+	ASSERT_STR_EQ(kv(&tr.l[i], "by"), "dat_ep_post_recv");
+	trace_free(&tr);
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
+	return 0;
+}
+
 /* flush: the state changes, and the receives flushed. */
 TEST_IMPL(trace_flush)
 {

@@ -66,6 +66,32 @@ static const char *status_short(const char *status)
 	return status;
 }
 
+/*
+ * "[eng] ", "[wait] ", "[post] ": whose thread wrote @it (its by=,
+ * TRACE.md), before its label; "" for a trace without by=.
+ */
+static const char *who_tag(const struct item *it, char *buf, size_t len)
+{
+	const char *by = find_kv(it, "by");
+
+	if (by == NULL)
+		return "";
+	if (strcmp(by, "engine") == 0)
+		by = "eng";
+	else if (strcmp(by, "initiator") == 0)
+		by = "init";
+	else if (strcmp(by, "consumer") == 0)
+		by = "cons";
+	else if (strncmp(by, "dat_ep_post_", 12) == 0)
+		by = "post";
+	else if (strncmp(by, "dat_evd_", 8) == 0)
+		by += 8;	/* "wait", "dequeue" */
+	else if (strncmp(by, "dat_", 4) == 0)
+		by += 4;
+	snprintf(buf, len, "[%s] ", by);
+	return buf;
+}
+
 /* The words of a frame's label: "READ_REQ #2 len=32 ..." (" seq=2" in
  * ASCII). */
 void frame_label(const struct item *it, char *buf, size_t len, int ascii)
@@ -94,10 +120,13 @@ void frame_label(const struct item *it, char *buf, size_t len, int ascii)
 	static const char *const k_ud[] = { "bytes", "src_qpn", "dst_qpn",
 					    NULL };
 
+	char who[48];
+
 	if (find_kv(it, "seq") != NULL)
-		snprintf(buf, len, "%s%s%s", op, sg->seq, find_kv(it, "seq"));
+		snprintf(buf, len, "%s%s%s%s", who_tag(it, who, sizeof(who)),
+			 op, sg->seq, find_kv(it, "seq"));
 	else
-		snprintf(buf, len, "%s", op);
+		snprintf(buf, len, "%s%s", who_tag(it, who, sizeof(who)), op);
 	if (strcmp(op, "DATA") == 0) {
 		add_keys(buf, len, it, k_ud, NULL);
 		return;
@@ -240,6 +269,20 @@ void note_text(const struct item *it, char *buf, size_t len, int ascii)
 		break;
 	default:
 		break;
+	}
+	/*
+	 * An api line is its own call's, and a place line says "by
+	 * initiator" itself: no tag says so again.
+	 */
+	v = find_kv(it, "by");
+	if (v != NULL && it->kind != K_PLACE &&
+	    !(it->kind == K_API && strncmp(v, "dat_", 4) == 0 &&
+	      strcmp(v + 4, it->ev) == 0)) {
+		char who[48], tmp[1200];
+
+		snprintf(tmp, sizeof(tmp), "%s%s",
+			 who_tag(it, who, sizeof(who)), buf);
+		snprintf(buf, len, "%s", tmp);
 	}
 }
 

@@ -590,7 +590,10 @@ void write_text(FILE *f, const char *title)
 		    "no frame, the target's CPU idle. * a call, a completion "
 		    "([ok], [FLUSHED] ...), a state change (OLD => NEW), an "
 		    "event, an error, or an RDMA placed in a target not "
-		    "drawn.");
+		    "drawn. [eng] [post] [wait] [dequeue] [cons]: whose thread "
+		    "did it (by=): the engine, a consumer in dat_ep_post_*, "
+		    "dat_evd_wait, dat_evd_dequeue, or another call; none on "
+		    "a call's own line.");
 	free(col);
 	col = NULL;
 }
