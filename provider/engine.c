@@ -44,6 +44,7 @@
 #include <uv.h>
 
 #include "engine.h"
+#include "trace.h"
 #include "util.h"
 
 static struct {
@@ -331,6 +332,7 @@ static void *engine_main(void *arg)
 {
 	(void)arg;
 	on_engine = true;
+	sd_trace_engine = true;		/* its trace lines: by=engine */
 	/* What top -H, perf and gdb call it. */
 	(void)pthread_setname_np(pthread_self(), "softdapl-engine");
 	engine_priority();

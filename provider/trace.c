@@ -46,8 +46,8 @@ static int trace_fd = -1;
  */
 _Thread_local const char *sd_trace_call __attribute__((tls_model("initial-exec")));
 
-/* Weak: the test runner links this file without engine.c. */
-extern bool sd_engine_on_thread(void) __attribute__((weak));
+/* Set by the engine thread for itself (engine.c), below which this is. */
+_Thread_local bool sd_trace_engine __attribute__((tls_model("initial-exec")));
 
 /* A line's room: TRACE.md promises at most 1 KiB. */
 #define TRACE_LINE_MAX	1024
@@ -152,7 +152,7 @@ static void trace_vline(const struct timespec *at, const char *kind,
 	}
 	/* Whose thread wrote it; a `place` line says so itself (by=initiator). */
 	if (strcmp(kind, "place") != 0) {
-		if (sd_engine_on_thread != NULL && sd_engine_on_thread())
+		if (sd_trace_engine)
 			k = snprintf(buf + n, sizeof(buf) - (size_t)n,
 				     " by=engine");
 		else if (strcmp(kind, "api") == 0)

@@ -32,6 +32,13 @@ struct sd_obj;
  */
 extern _Thread_local const char *sd_trace_call;
 
+/*
+ * True on the engine thread, which sets it for itself when it starts
+ * (engine.c): its lines say by=engine. The trace is below the engine
+ * and does not ask it.
+ */
+extern _Thread_local bool sd_trace_engine;
+
 /* Set once at load: nonzero when lines are written. */
 extern int sd_trace_on;
 
