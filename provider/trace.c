@@ -122,9 +122,10 @@ __attribute__((destructor)) static void sd_trace_fini(void)
 /* Lines                                                               */
 
 /* The line of @at, its pairs @fmt, @ap (printf-style), written at once. */
-static void trace_vline(const struct timespec *at, const char *kind,
-			const char *obj, const char *event, const char *fmt,
-			va_list ap)
+static __attribute__((format(printf, 5, 0)))
+void trace_vline(const struct timespec *at, const char *kind,
+		 const char *obj, const char *event, const char *fmt,
+		 va_list ap)
 {
 	char buf[TRACE_LINE_MAX];
 	unsigned long day;
