@@ -33,6 +33,7 @@
 #define OCTAVE_PX	8	/* room a wait adds each time it doubles */
 #define OCTAVE_US	16	/* the wait that adds OCTAVE_PX */
 #define FOLD_MIN	40	/* the height of a folded wait, at least */
+#define ROW_SMALL	11	/* a line of SMALL_FONT text under a note */
 
 static int width, height;
 static int body_height;	/* height without the legend */
@@ -109,6 +110,15 @@ static int item_height(const struct item *it)
 		    find_kv(it, "bad") == NULL)
 			return ROW_RX;
 		return find_kv(it, "bad") != NULL ? ROW + ROW_RX : ROW;
+	case K_RNR:
+		if (rnr_is_wait(it)) {
+			int n = 0;
+
+			while (rnr_contrast[n] != NULL)
+				n++;
+			return ROW + n * ROW_SMALL + 4;
+		}
+		return ROW;
 	default:
 		return ROW;
 	}
@@ -331,6 +341,10 @@ static const char *const css =
 	".seq .foldedge{fill:none;stroke:#9e9e9e;stroke-width:1}"
 	".seq .foldlbl{fill:#fff;stroke:#9e9e9e}"
 	".seq text.fold{font-style:italic;fill:#424242}"
+	".seq .box.rnr{fill:#fff3e0;stroke:#e65100}"
+	".seq .rnr text{fill:#bf360c}"
+	".seq .rnr text.contrast{font-size:9px;fill:#4e342e}"
+	".seq .rnrband{fill:#e65100;opacity:0.35}"
 	".seq .hdrbg{fill:#fff;fill-opacity:0}"
 	".seq .headers.stuck .hdrbg{fill-opacity:.93}";
 
@@ -387,6 +401,41 @@ static void put_lanes(void)
 		P("\" x=\"%d\" y=\"%d\" width=\"5\" height=\"%d\" fill=\"%s\" "
 		  "opacity=\"0.55\"/>\n", lanes[it->lane].x - 2, it->y + 16,
 		  end - it->y - 16 > 0 ? end - it->y - 16 : 1, state_color(to));
+	}
+}
+
+/*
+ * Receivers not ready: a band on the lifeline from each `rnr` wait's row
+ * to its resume's (to the bottom when the trace ends first).
+ * <rect class="rnrband" data-lane="laneN" data-us="WAITED">.
+ */
+static void put_rnr_bands(void)
+{
+	int i, j;
+
+	for (i = 0; i < norder; i++) {
+		struct item *it = &items[order[i]];
+		const char *us = NULL;
+		int end = body_height - 8;
+
+		if (!it->shown || !rnr_is_wait(it))
+			continue;
+		for (j = i + 1; j < norder; j++) {
+			struct item *n = &items[order[j]];
+
+			if (n->shown && n->lane == it->lane &&
+			    n->kind == K_RNR) {
+				end = n->y + 2;
+				us = find_kv(n, "waited_us");
+				break;
+			}
+		}
+		P("<rect class=\"rnrband\" data-lane=\"lane%d\" data-us=\"",
+		  it->lane);
+		esc(us ? us : "", -1);
+		P("\" x=\"%d\" y=\"%d\" width=\"9\" height=\"%d\"/>\n",
+		  lanes[it->lane].x - 4, it->y + 16,
+		  end - it->y - 16 > 0 ? end - it->y - 16 : 1);
 	}
 }
 
@@ -566,6 +615,27 @@ static void put_place(const struct item *it)
 	put("</g>\n");
 }
 
+/* Under an RNR wait's note: what InfiniBand would do, and softdapl does. */
+static void put_contrast(const struct item *it)
+{
+	int i, chars = 0, x;
+
+	for (i = 0; rnr_contrast[i] != NULL; i++)
+		if (text_len(rnr_contrast[i]) > chars)
+			chars = text_len(rnr_contrast[i]);
+	x = lanes[it->lane].x - (int)(chars * SMALL_W) / 2;
+	if (x + (int)(chars * SMALL_W) > width - 4)
+		x = width - 4 - (int)(chars * SMALL_W);
+	if (x < LEFT + 2)
+		x = LEFT + 2;
+	for (i = 0; rnr_contrast[i] != NULL; i++) {
+		P("<text class=\"lbl contrast\" x=\"%d\" y=\"%d\">", x,
+		  it->y + ROW + (i + 1) * ROW_SMALL);
+		esc(rnr_contrast[i], -1);
+		put("</text>");
+	}
+}
+
 static void put_item(const struct item *it)
 {
 	char text[1200], c[48];
@@ -614,6 +684,13 @@ static void put_item(const struct item *it)
 		esc(find_kv(it, "to") ? find_kv(it, "to") : "", -1);
 		put("\"");
 		break;
+	case K_RNR:
+		cls = "rnr";
+		P("<g class=\"rnr %s\" data-lane=\"lane%d\" data-seq=\"",
+		  it->ev, it->lane);
+		esc(find_kv(it, "seq") ? find_kv(it, "seq") : "", -1);
+		put("\"");
+		break;
 	case K_EVENT:
 		cls = "event";
 		P("<g class=\"event\" data-lane=\"lane%d\" data-event=\"",
@@ -630,6 +707,8 @@ static void put_item(const struct item *it)
 	put(">");
 	put_title(it);
 	put_note(it, cls, text, it->y);
+	if (rnr_is_wait(it))
+		put_contrast(it);
 	put("</g>\n");
 }
 
@@ -744,6 +823,7 @@ static const char *const legend_notes[] = {
 	"\xe2\x9c\x95 not received", "\xe2\x97\x8b tx not traced",
 	"+ms: after the first line",
 	"\xe2\x89\x88 a long wait, folded",
+	"\xe2\x96\xae receiver not ready (RNR): not reading",
 };
 
 /* Draws the legend if @draw; returns its rows. */
@@ -793,6 +873,7 @@ static void put_svg(int standalone, const char *title)
 	put_marker_defs();
 	put("\n");
 	put_lanes();
+	put_rnr_bands();
 	put_folds(0);
 	for (i = 0; i < norder; i++)
 		if (items[order[i]].shown)
@@ -880,7 +961,9 @@ void write_html(FILE *f, const char *title)
 	    "<span>\xe2\x9c\x95 frame not received</span>"
 	    "<span>\xe2\x97\x8b frame whose tx is missing</span>"
 	    "<span>+ms: time after the first line</span>"
-	    "<span>\xe2\x89\x88 a long wait, folded</span></div>\n");
+	    "<span>\xe2\x89\x88 a long wait, folded</span>"
+	    "<span>\xe2\x96\xae receiver not ready (RNR): not reading"
+	    "</span></div>\n");
 	put_svg(0, title);
 	P("<div id=\"selfcheck\">selfcheck: not run</div>\n<script>\n%s"
 	  "</script>\n</body></html>\n", selfcheck_js);
