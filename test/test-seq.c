@@ -2323,7 +2323,7 @@ TEST_IMPL(seq_rnr_in_time)
 {
 	struct sdt_node cli, srv;
 	DAT_IA_HANDLE ia = scene_open("intime.trace", NULL, &cli, &srv);
-	char *trace, *doc;
+	char *trace, *doc, *out;
 
 	ASSERT_OK(sdt_recv(&srv, 0, 64, 0x82));
 	ASSERT_OK(sdt_send(&cli, 0, 64, 0x81, DAT_COMPLETION_DEFAULT_FLAG));
@@ -2340,6 +2340,16 @@ TEST_IMPL(seq_rnr_in_time)
 	doc = scene_text("intime.trace", "intime.txt");
 	ASSERT_NULL(find(doc, "RNR:"));
 	ASSERT_NULL(find(doc, "InfiniBand"));
+	ASSERT_NULL(find(doc, "receiver not ready"));
+	free(doc);
+	/* Nor the picture, its legend or its style. */
+	ASSERT_EQ(run_seq(&out, "-P", "-o", "intime.svg", "intime.trace",
+			  NULL), 0);
+	free(out);
+	doc = test_read_file("intime.svg");
+	ASSERT_NOT_NULL(doc);
+	ASSERT_NULL(find(doc, "rnr"));
+	ASSERT_NULL(find(doc, "RNR"));
 	free(doc);
 	return 0;
 }

@@ -263,6 +263,16 @@ int rnr_is_wait(const struct item *it)
 	return it->kind == K_RNR && strcmp(it->ev, "wait") == 0;
 }
 
+int rnr_shown(void)
+{
+	int i;
+
+	for (i = 0; i < norder; i++)
+		if (items[order[i]].shown && rnr_is_wait(&items[order[i]]))
+			return 1;
+	return 0;
+}
+
 /*
  * InfiniBand's RC transport: the responder answers RNR NAK, the
  * requester retries after the RNR timer, rnr_retry times (7: without

@@ -341,12 +341,16 @@ static const char *const css =
 	".seq .foldedge{fill:none;stroke:#9e9e9e;stroke-width:1}"
 	".seq .foldlbl{fill:#fff;stroke:#9e9e9e}"
 	".seq text.fold{font-style:italic;fill:#424242}"
+	".seq .hdrbg{fill:#fff;fill-opacity:0}"
+	".seq .headers.stuck .hdrbg{fill-opacity:.93}";
+
+/* Added to css when an RNR wait is drawn (rnr_shown()). */
+static const char *const rnr_css =
 	".seq .box.rnr{fill:#fff3e0;stroke:#e65100}"
 	".seq .rnr text{fill:#bf360c}"
 	".seq .rnr text.contrast{font-size:9px;fill:#4e342e}"
 	".seq .rnrband{fill:#e65100;opacity:0.35}"
-	".seq .hdrbg{fill:#fff;fill-opacity:0}"
-	".seq .headers.stuck .hdrbg{fill-opacity:.93}";
+	".seq .contrastbox{fill:#fff;stroke:#ffcc80}";
 
 /* The process bands and the lifelines, with their state bars. */
 static void put_lanes(void)
@@ -628,6 +632,11 @@ static void put_contrast(const struct item *it)
 		x = width - 4 - (int)(chars * SMALL_W);
 	if (x < LEFT + 2)
 		x = LEFT + 2;
+	for (i = 0; rnr_contrast[i] != NULL; i++)
+		;
+	P("<rect class=\"contrastbox\" x=\"%d\" y=\"%d\" width=\"%d\" "
+	  "height=\"%d\" rx=\"3\"/>", x - 4, it->y + ROW,
+	  (int)(chars * SMALL_W) + 8, i * ROW_SMALL + 4);
 	for (i = 0; rnr_contrast[i] != NULL; i++) {
 		P("<text class=\"lbl contrast\" x=\"%d\" y=\"%d\">", x,
 		  it->y + ROW + (i + 1) * ROW_SMALL);
@@ -826,11 +835,15 @@ static const char *const legend_notes[] = {
 	"\xe2\x96\xae receiver not ready (RNR): not reading",
 };
 
+/* The last of legend_notes, only when an RNR wait is drawn. */
+#define LEGEND_RNR	1
+
 /* Draws the legend if @draw; returns its rows. */
 static int legend_rows(int draw)
 {
 	size_t i, n = NFAMILIES;
-	size_t m = sizeof(legend_notes) / sizeof(legend_notes[0]);
+	size_t m = sizeof(legend_notes) / sizeof(legend_notes[0]) -
+		   (rnr_shown() ? 0 : LEGEND_RNR);
 	int x = LEFT, rows = 1;
 
 	for (i = 0; i < n + m; i++) {
@@ -868,7 +881,8 @@ static void put_svg(int standalone, const char *title)
 	if (standalone) {
 		put("<title>");
 		esc(title, -1);
-		P("</title>\n<style>%s</style>\n", css);
+		P("</title>\n<style>%s%s</style>\n", css,
+		  rnr_shown() ? rnr_css : "");
 	}
 	put_marker_defs();
 	put("\n");
@@ -946,7 +960,7 @@ void write_html(FILE *f, const char *title)
 	  "#legend{font-size:12px;color:#455a64;margin:0 0 6px}"
 	  "#legend span{margin-right:12px}"
 	  "#selfcheck{font:11px monospace;color:#757575;margin-top:6px}%s"
-	  "</style>\n</head><body>\n<h1>", css);
+	  "%s</style>\n</head><body>\n<h1>", css, rnr_shown() ? rnr_css : "");
 	esc(title, -1);
 	put("</h1>\n<div id=\"legend\">");
 	{
@@ -961,9 +975,11 @@ void write_html(FILE *f, const char *title)
 	    "<span>\xe2\x9c\x95 frame not received</span>"
 	    "<span>\xe2\x97\x8b frame whose tx is missing</span>"
 	    "<span>+ms: time after the first line</span>"
-	    "<span>\xe2\x89\x88 a long wait, folded</span>"
-	    "<span>\xe2\x96\xae receiver not ready (RNR): not reading"
-	    "</span></div>\n");
+	    "<span>\xe2\x89\x88 a long wait, folded</span>");
+	if (rnr_shown())
+		put("<span>\xe2\x96\xae receiver not ready (RNR): not "
+		    "reading</span>");
+	put("</div>\n");
 	put_svg(0, title);
 	P("<div id=\"selfcheck\">selfcheck: not run</div>\n<script>\n%s"
 	  "</script>\n</body></html>\n", selfcheck_js);

@@ -624,8 +624,10 @@ void write_text(FILE *f, const char *title)
 		    "no frame, the target's CPU idle. * a call, a completion "
 		    "([ok], [FLUSHED] ...), a state change (OLD => NEW), an "
 		    "event, an error, or an RDMA placed in a target not "
-		    "drawn. # a lifeline that stopped reading: a message came "
-		    "and no receive was posted (receiver not ready).");
+		    "drawn.");
+	if (rnr_shown())
+		put_wrapped("# a lifeline that stopped reading: a message came "
+			    "and no receive was posted (receiver not ready).");
 	free(col);
 	col = NULL;
 	free(rnr);

@@ -158,6 +158,7 @@ const char *lane_label(const struct lane *l, char *buf, size_t len);
  * there and what softdapl does instead, under the wait's note.
  */
 int rnr_is_wait(const struct item *it);
+int rnr_shown(void);	/* a wait is among the rows shown */
 extern const char *const rnr_contrast[];
 
 /*
