@@ -2353,3 +2353,69 @@ TEST_IMPL(seq_rnr_in_time)
 	free(doc);
 	return 0;
 }
+
+/*
+ * The same wait on an EP of an SRQ: the SEND finds no buffer in the SRQ;
+ * srq_post_recv, 100 ms later, gives one. Both lines name the SRQ; the
+ * text says where no receive was posted.
+ */
+TEST_IMPL(seq_rnr_srq)
+{
+	struct sdt_node cli, srv;
+	DAT_SRQ_ATTR a = { 16, 1, 0 };
+	DAT_SRQ_HANDLE srq;
+	DAT_LMR_TRIPLET iov;
+	DAT_DTO_COOKIE ck;
+	DAT_IA_HANDLE ia;
+	char *trace, *doc;
+	const char *rx, *wait, *resume, *dto;
+
+	unlink("srq.trace");
+	test_setenv("SOFTDAPL_TRACE", "srq.trace");
+	ia = sdt_open_ia("lo", NULL);
+	test_setenv("SOFTDAPL_TRACE", NULL);
+	sdt_node_init(&cli, ia, NULL, SCENE_LEN);
+	sdt_node_init(&srv, ia, NULL, SCENE_LEN);
+	ASSERT_OK(dat_srq_create(ia, srv.pz, &a, &srq));
+	ASSERT_OK(dat_ep_free(srv.ep));
+	ASSERT_OK(dat_ep_create_with_srq(ia, srv.pz, srv.recv_evd, srv.req_evd,
+					 srv.conn_evd, srq, NULL, &srv.ep));
+	sdt_connect(&cli, &srv);
+	ASSERT_OK(sdt_send(&cli, 0, 64, 0x91, DAT_COMPLETION_DEFAULT_FLAG));
+	test_sleep_ms(100);
+	iov = sdt_iov(&srv, 0, 64);
+	ck.as_64 = 0x92;
+	ASSERT_OK(dat_srq_post_recv(srq, 1, &iov, ck));
+	sdt_expect_dto(srv.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 0x92);
+	sdt_expect_dto(cli.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 0x91);
+	sdt_disconnect(&cli, &srv);
+	ASSERT_OK(dat_ep_free(srv.ep));
+	srv.ep = DAT_HANDLE_NULL;
+	ASSERT_OK(dat_srq_free(srq));
+	scene_close(ia, &cli, &srv);
+
+	trace = test_read_file("srq.trace");
+	ASSERT_NOT_NULL(trace);
+	rx = find(trace, " rx ep3 SEND ");
+	wait = find(trace, " rnr ep3 wait op=SEND seq=");
+	resume = find(trace, " rnr ep3 resume op=SEND seq=");
+	dto = find(trace, " dto srq1 RECEIVE ");
+	ASSERT_NOT_NULL(rx);
+	ASSERT_NOT_NULL(wait);
+	ASSERT_NOT_NULL(resume);
+	ASSERT_NOT_NULL(dto);
+	ASSERT(rx < wait);
+	ASSERT(wait < resume);
+	ASSERT(resume < dto);
+	ASSERT_EQ(count(trace, " rnr "), 2);
+	ASSERT(find(wait, " srq=srq1") < resume);
+	ASSERT(find(resume, " srq=srq1") < dto);
+	free(trace);
+	doc = scene_text("srq.trace", "srq.txt");
+	above(doc, "RNR: no receive posted in srq1: stops reading",
+	      "receive posted: reading again after");
+	above(doc, "receive posted: reading again after",
+	      "[ok] RECEIVE len=64 cookie=0x92");
+	free(doc);
+	return 0;
+}
