@@ -134,6 +134,36 @@ static bool srq_refuse(void *arg)
 }
 
 /*
+ * Tracing: @ep enters the RNR wait (its frame's rx line first, so that
+ * the wait follows the frame that caused it), once per wait.
+ */
+static void trace_rnr_wait(struct sd_ep *ep)
+{
+	trace_refused(ep, NULL);
+	ep->rx.rnr_at = sd_trace_now();
+	ep->rx.rnr_seq = ep->sock != NULL ? sd_sock_trace(ep->sock)->rx_seq - 1 : 0;
+	sd_trace("rnr", sd_obj_name(&ep->obj).s, "wait", "op=%s seq=%u%s%s",
+		 sd_trace_op_name(ep->rx.h.op), ep->rx.rnr_seq,
+		 ep->srq != NULL ? " srq=" : "",
+		 ep->srq != NULL ? sd_obj_name(&ep->srq->obj).s : "");
+}
+
+/* Tracing: a receive was found for the frame @ep waited with. */
+static void trace_rnr_resume(struct sd_ep *ep)
+{
+	struct timespec now = sd_trace_now();
+	int64_t us = (int64_t)(now.tv_sec - ep->rx.rnr_at.tv_sec) * 1000000 +
+		     (now.tv_nsec - ep->rx.rnr_at.tv_nsec) / 1000;
+
+	sd_trace_at(&now, "rnr", sd_obj_name(&ep->obj).s, "resume",
+		    "op=%s seq=%u waited_us=%lld%s%s",
+		    sd_trace_op_name(ep->rx.h.op), ep->rx.rnr_seq,
+		    (long long)(us > 0 ? us : 0),
+		    ep->rx.from_srq ? " srq=" : "",
+		    ep->rx.from_srq ? sd_obj_name(&ep->srq->obj).s : "");
+}
+
+/*
  * A SEND or a WRITE_IMM needs a receive: the EP's head, or a buffer of
  * its SRQ. Without one, RNR: the engine stops reading until one is
  * posted, and this runs again (SD_RX_BUF). A SEND's payload then goes
@@ -143,6 +173,7 @@ static bool srq_refuse(void *arg)
 static int take_receive(struct sd_ep *ep)
 {
 	struct sd_hdr *h = &ep->rx.h;
+	bool waited = ep->rx.state == SD_RX_BUF;
 	struct sd_wqe *w;
 
 	if (ep->srq != NULL) {
@@ -155,9 +186,13 @@ static int take_receive(struct sd_ep *ep)
 		ep->rx.from_srq = false;
 	}
 	if (w == NULL) {
+		if (!waited && sd_trace_enabled())
+			trace_rnr_wait(ep);
 		ep->rx.state = SD_RX_BUF;	/* RNR: wait for a post */
 		return -EAGAIN;
 	}
+	if (waited && sd_trace_enabled())
+		trace_rnr_resume(ep);
 	ep->rx.wqe = w;
 	if (is_write_imm(h->op)) {
 		place_write(ep, h->len);

@@ -446,6 +446,11 @@ static const char *const op_names[SD_OP_MAX + 1] = {
 	[SD_OP_ATOMIC_RESP] = "ATOMIC_RESP",
 };
 
+const char *sd_trace_op_name(uint8_t op)
+{
+	return op >= 1 && op <= SD_OP_MAX ? op_names[op] : "UNKNOWN";
+}
+
 /* @bad as a key, " bad=\"...\"", or "" (quotes in it become '). */
 static struct sd_name_long {
 	char	s[160];
@@ -478,7 +483,7 @@ void sd_trace_frame(const char *dir, const struct sd_obj *ep,
 			       sd_op_has_payload(h.op) &&
 			       !(sd_op_is_send(h.op) && h.addr != 0) ? h.len : 0);
 	sd_trace_line(dir, sd_obj_name(ep).s,
-		      h.op >= 1 && h.op <= SD_OP_MAX ? op_names[h.op] : "UNKNOWN",
+		      sd_trace_op_name(h.op),
 		      "conn=%s seq=%u bytes=%llu len=%u ack=%u rkey=0x%x addr=0x%llx tag=%u code=%u%s",
 		      conn_name(c), seq, (unsigned long long)bytes,
 		      h.len, h.ack, h.rkey, (unsigned long long)h.addr, h.tag,

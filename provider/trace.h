@@ -113,6 +113,8 @@ struct sd_name sd_handle_name(DAT_HANDLE h);
 uint32_t sd_obj_number(DAT_HANDLE_TYPE type);
 
 /* Names for trace values (never NULL). */
+/* A frame opcode's name as `tx` and `rx` lines write it ("UNKNOWN"). */
+const char *sd_trace_op_name(uint8_t op);
 const char *sd_trace_ret_name(DAT_RETURN r);
 const char *sd_trace_dto_status_name(DAT_DTO_COMPLETION_STATUS s);
 const char *sd_trace_event_name(DAT_EVENT_NUMBER n);

@@ -8,6 +8,8 @@
 #ifndef SD_WIRE_H
 #define SD_WIRE_H
 
+#include <time.h>
+
 #include "proto.h"
 #include "wq.h"
 
@@ -136,6 +138,8 @@ struct sd_rx {
 	bool		pull;		/* SEND: the payload is read from the
 					 * sender's memory at h.addr (proto.h) */
 	uint32_t	executed;	/* peer's requests executed: the ack */
+	struct timespec	rnr_at;		/* tracing: when the RNR wait began */
+	uint32_t	rnr_seq;	/* tracing: the waiting frame's seq= */
 	uint32_t	st_off, st_len;	/* stage[st_off, st_len): not yet used */
 	uint8_t		stage[SD_RX_STAGE];
 };

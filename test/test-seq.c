@@ -2247,3 +2247,216 @@ TEST_IMPL(seq_time_fold)
 	free(doc);
 	return 0;
 }
+
+/*
+ * Receiver not ready. The late receive's trace: the server's EP stops
+ * reading after the SEND's rx (rnr wait, its seq=) and starts again once
+ * the receive is posted (rnr resume, waited_us= about 300 ms), before the
+ * receive completes. The text draws both rows, InfiniBand's way beside
+ * the wait and the lifeline '#' between; the picture a band on the
+ * lifeline from one to the other.
+ */
+TEST_IMPL(seq_rnr_late_recv)
+{
+	char *trace, *doc, *out, *l, *g;
+	const char *rx, *wait, *resume, *dto, *w;
+	long us;
+	int cols[8], n, c2;
+
+	scene_late_recv("late.trace");
+	trace = test_read_file("late.trace");
+	ASSERT_NOT_NULL(trace);
+	rx = find(trace, " rx ep2 SEND ");
+	wait = find(trace, " rnr ep2 wait op=SEND seq=");
+	resume = find(trace, " rnr ep2 resume op=SEND seq=");
+	dto = find(trace, " dto ep2 RECEIVE ");
+	ASSERT_NOT_NULL(rx);
+	ASSERT_NOT_NULL(wait);
+	ASSERT_NOT_NULL(resume);
+	ASSERT_NOT_NULL(dto);
+	ASSERT(rx < wait);
+	ASSERT(wait < resume);
+	ASSERT(resume < dto);
+	/* Once per wait; the seq is the SEND's. */
+	ASSERT_EQ(count(trace, " rnr "), 2);
+	ASSERT_EQ(strtol(find(rx, "seq=") + 4, NULL, 10),
+		  strtol(find(wait, "seq=") + 4, NULL, 10));
+	ASSERT_EQ(strtol(find(resume, "seq=") + 4, NULL, 10),
+		  strtol(find(wait, "seq=") + 4, NULL, 10));
+	w = find(resume, "waited_us=");
+	ASSERT_NOT_NULL(w);
+	us = strtol(w + 10, NULL, 10);
+	ASSERT_GE(us, 250000);
+	ASSERT_LT(us, 5000000);
+	free(trace);
+
+	doc = scene_text("late.trace", "late.txt");
+	above(doc, "SEND seq=", "RNR: no receive posted: stops reading");
+	above(doc, "RNR: no receive posted: stops reading",
+	      "InfiniBand: the receiver answers RNR NAK");
+	above(doc, "InfiniBand: the receiver answers RNR NAK",
+	      "receive posted: reading again after");
+	above(doc, "ep_post_recv cookie=0x52",
+	      "receive posted: reading again after");
+	above(doc, "receive posted: reading again after",
+	      "[ok] RECEIVE len=64 cookie=0x52");
+	ASSERT_NOT_NULL(find(doc, "(RNR retry exceeded)"));
+	ASSERT_NOT_NULL(find(doc, "DAT has no RNR retry count"));
+	/* The server's lifeline: '#' in the wait, '|' before and after. */
+	n = lifeline_cols(doc, cols, 8);
+	c2 = lane_col(doc, "ep2 (pid", cols, n);
+	l = text_line(doc, "(RNR retry exceeded)");
+	ASSERT_NOT_NULL(l);
+	ASSERT_EQ(l[c2], '#');
+	free(l);
+	l = text_line(doc, "RNR: no receive posted");
+	ASSERT_EQ(l[c2], '*');
+	free(l);
+	l = text_line(doc, "[ok] RECEIVE len=64 cookie=0x52");
+	ASSERT_EQ(l[c2], '*');
+	free(l);
+	l = text_line(doc, "[ok] SEND");
+	ASSERT_NOT_NULL(l);
+	ASSERT_EQ(l[c2], '|');
+	free(l);
+	free(doc);
+
+	ASSERT_EQ(run_seq(&out, "-P", "-o", "late.svg", "late.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("late.svg");
+	ASSERT_NOT_NULL(doc);
+	check_xml("late.svg");
+	ASSERT_LT(svg_row_y(doc, "frame", "data-op=\"SEND\"", NULL),
+		  svg_row_y(doc, "rnr wait", "data-seq=", NULL));
+	ASSERT_LT(svg_row_y(doc, "rnr wait", "data-seq=", NULL),
+		  svg_row_y(doc, "rnr resume", "data-seq=", NULL));
+	ASSERT_LT(svg_row_y(doc, "api", "data-call=\"ep_post_recv\"", NULL),
+		  svg_row_y(doc, "rnr resume", "data-seq=", NULL));
+	ASSERT_LT(svg_row_y(doc, "rnr resume", "data-seq=", NULL),
+		  svg_row_y(doc, "dto", "data-op=\"RECEIVE\"", NULL));
+	g = find_group(doc, "<g class=\"rnr wait", "data-seq=", NULL);
+	ASSERT_NOT_NULL(g);
+	ASSERT_NOT_NULL(find(g, "RNR: no receive posted: stops reading"));
+	ASSERT_NOT_NULL(find(g, "class=\"lbl contrast\""));
+	ASSERT_NOT_NULL(find(g, "InfiniBand: the receiver answers RNR NAK"));
+	free(g);
+	/* The band: from under the wait's note down to the resume's row. */
+	ASSERT_EQ(count(doc, "<rect class=\"rnrband\""), 1);
+	{
+		const char *b = find(doc, "<rect class=\"rnrband\"");
+		long y = attr(b, "y"), h = attr(b, "height");
+
+		ASSERT_EQ(y, svg_row_y(doc, "rnr wait", "data-seq=", NULL) +
+			  14);
+		ASSERT_EQ(y + h,
+			  svg_row_y(doc, "rnr resume", "data-seq=", NULL));
+	}
+	ASSERT_NOT_NULL(find(doc, "receiver not ready (RNR)"));
+	free(doc);
+	return 0;
+}
+
+/*
+ * A receive posted before the SEND arrives: the provider traces no RNR
+ * wait, and the drawings show none.
+ */
+TEST_IMPL(seq_rnr_in_time)
+{
+	struct sdt_node cli, srv;
+	DAT_IA_HANDLE ia = scene_open("intime.trace", NULL, &cli, &srv);
+	char *trace, *doc, *out;
+
+	ASSERT_OK(sdt_recv(&srv, 0, 64, 0x82));
+	ASSERT_OK(sdt_send(&cli, 0, 64, 0x81, DAT_COMPLETION_DEFAULT_FLAG));
+	sdt_expect_dto(srv.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 0x82);
+	sdt_expect_dto(cli.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 0x81);
+	sdt_disconnect(&cli, &srv);
+	scene_close(ia, &cli, &srv);
+	trace = test_read_file("intime.trace");
+	ASSERT_NOT_NULL(trace);
+	ASSERT_NOT_NULL(find(trace, " rx ep2 SEND "));
+	ASSERT_NOT_NULL(find(trace, " dto ep2 RECEIVE "));
+	ASSERT_EQ(count(trace, " rnr "), 0);
+	free(trace);
+	doc = scene_text("intime.trace", "intime.txt");
+	ASSERT_NULL(find(doc, "RNR:"));
+	ASSERT_NULL(find(doc, "InfiniBand"));
+	ASSERT_NULL(find(doc, "receiver not ready"));
+	free(doc);
+	/* Nor the picture, its legend or its style. */
+	ASSERT_EQ(run_seq(&out, "-P", "-o", "intime.svg", "intime.trace",
+			  NULL), 0);
+	free(out);
+	doc = test_read_file("intime.svg");
+	ASSERT_NOT_NULL(doc);
+	ASSERT_NULL(find(doc, "rnr"));
+	ASSERT_NULL(find(doc, "RNR"));
+	free(doc);
+	return 0;
+}
+
+/*
+ * The same wait on an EP of an SRQ: the SEND finds no buffer in the SRQ;
+ * srq_post_recv, 100 ms later, gives one. Both lines name the SRQ; the
+ * text says where no receive was posted.
+ */
+TEST_IMPL(seq_rnr_srq)
+{
+	struct sdt_node cli, srv;
+	DAT_SRQ_ATTR a = { 16, 1, 0 };
+	DAT_SRQ_HANDLE srq;
+	DAT_LMR_TRIPLET iov;
+	DAT_DTO_COOKIE ck;
+	DAT_IA_HANDLE ia;
+	char *trace, *doc;
+	const char *rx, *wait, *resume, *dto;
+
+	unlink("srq.trace");
+	test_setenv("SOFTDAPL_TRACE", "srq.trace");
+	ia = sdt_open_ia("lo", NULL);
+	test_setenv("SOFTDAPL_TRACE", NULL);
+	sdt_node_init(&cli, ia, NULL, SCENE_LEN);
+	sdt_node_init(&srv, ia, NULL, SCENE_LEN);
+	ASSERT_OK(dat_srq_create(ia, srv.pz, &a, &srq));
+	ASSERT_OK(dat_ep_free(srv.ep));
+	ASSERT_OK(dat_ep_create_with_srq(ia, srv.pz, srv.recv_evd, srv.req_evd,
+					 srv.conn_evd, srq, NULL, &srv.ep));
+	sdt_connect(&cli, &srv);
+	ASSERT_OK(sdt_send(&cli, 0, 64, 0x91, DAT_COMPLETION_DEFAULT_FLAG));
+	test_sleep_ms(100);
+	iov = sdt_iov(&srv, 0, 64);
+	ck.as_64 = 0x92;
+	ASSERT_OK(dat_srq_post_recv(srq, 1, &iov, ck));
+	sdt_expect_dto(srv.recv_evd, DAT_DTO_SUCCESS, DAT_DTO_RECEIVE, 0x92);
+	sdt_expect_dto(cli.req_evd, DAT_DTO_SUCCESS, DAT_DTO_SEND, 0x91);
+	sdt_disconnect(&cli, &srv);
+	ASSERT_OK(dat_ep_free(srv.ep));
+	srv.ep = DAT_HANDLE_NULL;
+	ASSERT_OK(dat_srq_free(srq));
+	scene_close(ia, &cli, &srv);
+
+	trace = test_read_file("srq.trace");
+	ASSERT_NOT_NULL(trace);
+	rx = find(trace, " rx ep3 SEND ");
+	wait = find(trace, " rnr ep3 wait op=SEND seq=");
+	resume = find(trace, " rnr ep3 resume op=SEND seq=");
+	dto = find(trace, " dto srq1 RECEIVE ");
+	ASSERT_NOT_NULL(rx);
+	ASSERT_NOT_NULL(wait);
+	ASSERT_NOT_NULL(resume);
+	ASSERT_NOT_NULL(dto);
+	ASSERT(rx < wait);
+	ASSERT(wait < resume);
+	ASSERT(resume < dto);
+	ASSERT_EQ(count(trace, " rnr "), 2);
+	ASSERT(find(wait, " srq=srq1") < resume);
+	ASSERT(find(resume, " srq=srq1") < dto);
+	free(trace);
+	doc = scene_text("srq.trace", "srq.txt");
+	above(doc, "RNR: no receive posted in srq1: stops reading",
+	      "receive posted: reading again after");
+	above(doc, "receive posted: reading again after",
+	      "[ok] RECEIVE len=64 cookie=0x92");
+	free(doc);
+	return 0;
+}

@@ -7,6 +7,7 @@
  * output asks for plain ASCII.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "softdapl-seq.h"
@@ -203,6 +204,7 @@ void note_text(const struct item *it, char *buf, size_t len, int ascii)
 	static const char *const k_dto[] = { "len", "cookie", NULL };
 	const struct signs *sg = ascii ? &ascii_signs : &utf8_signs;
 	const char *v;
+	char num[32];
 	size_t n;
 
 	buf[0] = '\0';
@@ -267,6 +269,19 @@ void note_text(const struct item *it, char *buf, size_t len, int ascii)
 	case K_PLACE:
 		place_label(it, buf, len, ascii, 0);
 		break;
+	case K_RNR:
+		if (rnr_is_wait(it)) {
+			v = find_kv(it, "srq");
+			snprintf(buf, len, "RNR: no receive posted%s%s: stops "
+				 "reading; TCP holds the sender",
+				 v ? " in " : "", v ? v : "");
+			break;
+		}
+		v = find_kv(it, "waited_us");
+		snprintf(buf, len, "receive posted: reading again after %s",
+			 v ? ms_label(strtoll(v, NULL, 10), num, sizeof(num)) :
+			 "?");
+		break;
 	default:
 		break;
 	}
@@ -285,6 +300,36 @@ void note_text(const struct item *it, char *buf, size_t len, int ascii)
 		snprintf(buf, len, "%s", tmp);
 	}
 }
+
+int rnr_is_wait(const struct item *it)
+{
+	return it->kind == K_RNR && strcmp(it->ev, "wait") == 0;
+}
+
+int rnr_shown(void)
+{
+	int i;
+
+	for (i = 0; i < norder; i++)
+		if (items[order[i]].shown && rnr_is_wait(&items[order[i]]))
+			return 1;
+	return 0;
+}
+
+/*
+ * InfiniBand's RC transport: the responder answers RNR NAK, the
+ * requester retries after the RNR timer, rnr_retry times (7: without
+ * end), then completes with an RNR retry exceeded error and the QP goes
+ * to the error state.
+ */
+const char *const rnr_contrast[] = {
+	"InfiniBand: the receiver answers RNR NAK; the sender retries",
+	"after the RNR timer, rnr_retry times (7 = forever), then fails",
+	"the QP (RNR retry exceeded). softdapl instead stops reading the",
+	"socket: TCP flow control holds the sender for as long as it",
+	"takes (DAT has no RNR retry count).",
+	NULL
+};
 
 /* "ep1 (pid 4711)", or "process 4711" for a process's own lane. */
 const char *lane_label(const struct lane *l, char *buf, size_t len)
@@ -310,20 +355,23 @@ const char *time_label(int64_t t, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * A wait in milliseconds, to three figures at most: "305 ms", "12.5 ms",
- * "1.18 ms", "0.350 ms"; then " pass".
- */
-const char *fold_label(int64_t us, char *buf, size_t len)
+const char *ms_label(int64_t us, char *buf, size_t len)
 {
 	if (us >= 100000)
-		snprintf(buf, len, "%lld ms pass",
-			 (long long)((us + 500) / 1000));
+		snprintf(buf, len, "%lld ms", (long long)((us + 500) / 1000));
 	else if (us >= 10000)
-		snprintf(buf, len, "%.1f ms pass", (double)us / 1000);
+		snprintf(buf, len, "%.1f ms", (double)us / 1000);
 	else if (us >= 1000)
-		snprintf(buf, len, "%.2f ms pass", (double)us / 1000);
+		snprintf(buf, len, "%.2f ms", (double)us / 1000);
 	else
-		snprintf(buf, len, "%.3f ms pass", (double)us / 1000);
+		snprintf(buf, len, "%.3f ms", (double)us / 1000);
+	return buf;
+}
+
+const char *fold_label(int64_t us, char *buf, size_t len)
+{
+	char ms[32];
+
+	snprintf(buf, len, "%s pass", ms_label(us, ms, sizeof(ms)));
 	return buf;
 }

@@ -15,7 +15,7 @@
 #include "softdapl-seq.h"
 
 static const char *const kind_names[K_NKINDS] = {
-	"api", "state", "tx", "rx", "place", "dto", "event", "error",
+	"api", "state", "tx", "rx", "place", "dto", "event", "error", "rnr",
 };
 
 /* Unparsable lines reported one by one, per file; the rest are counted. */
@@ -119,7 +119,7 @@ static const char *parse_line(const char *line, struct item *it)
 			break;
 	if (k == K_NKINDS)
 		return "unknown kind (want api, state, tx, rx, place, dto, "
-			"event or error)";
+			"event, error or rnr)";
 	it->kind = (enum kind)k;
 	while (*p != '\0') {
 		char *key = p, *eq, *val;

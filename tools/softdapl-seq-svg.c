@@ -33,6 +33,7 @@
 #define OCTAVE_PX	8	/* room a wait adds each time it doubles */
 #define OCTAVE_US	16	/* the wait that adds OCTAVE_PX */
 #define FOLD_MIN	40	/* the height of a folded wait, at least */
+#define ROW_SMALL	11	/* a line of SMALL_FONT text under a note */
 
 static int width, height;
 static int body_height;	/* height without the legend */
@@ -109,6 +110,15 @@ static int item_height(const struct item *it)
 		    find_kv(it, "bad") == NULL)
 			return ROW_RX;
 		return find_kv(it, "bad") != NULL ? ROW + ROW_RX : ROW;
+	case K_RNR:
+		if (rnr_is_wait(it)) {
+			int n = 0;
+
+			while (rnr_contrast[n] != NULL)
+				n++;
+			return ROW + n * ROW_SMALL + 4;
+		}
+		return ROW;
 	default:
 		return ROW;
 	}
@@ -334,6 +344,14 @@ static const char *const css =
 	".seq .hdrbg{fill:#fff;fill-opacity:0}"
 	".seq .headers.stuck .hdrbg{fill-opacity:.93}";
 
+/* Added to css when an RNR wait is drawn (rnr_shown()). */
+static const char *const rnr_css =
+	".seq .box.rnr{fill:#fff3e0;stroke:#e65100}"
+	".seq .rnr text{fill:#bf360c}"
+	".seq .rnr text.contrast{font-size:9px;fill:#4e342e}"
+	".seq .rnrband{fill:#e65100;opacity:0.35}"
+	".seq .contrastbox{fill:#fff;stroke:#ffcc80}";
+
 /* The process bands and the lifelines, with their state bars. */
 static void put_lanes(void)
 {
@@ -387,6 +405,41 @@ static void put_lanes(void)
 		P("\" x=\"%d\" y=\"%d\" width=\"5\" height=\"%d\" fill=\"%s\" "
 		  "opacity=\"0.55\"/>\n", lanes[it->lane].x - 2, it->y + 16,
 		  end - it->y - 16 > 0 ? end - it->y - 16 : 1, state_color(to));
+	}
+}
+
+/*
+ * Receivers not ready: a band on the lifeline from each `rnr` wait's row
+ * to its resume's (to the bottom when the trace ends first).
+ * <rect class="rnrband" data-lane="laneN" data-us="WAITED">.
+ */
+static void put_rnr_bands(void)
+{
+	int i, j;
+
+	for (i = 0; i < norder; i++) {
+		struct item *it = &items[order[i]];
+		const char *us = NULL;
+		int end = body_height - 8;
+
+		if (!it->shown || !rnr_is_wait(it))
+			continue;
+		for (j = i + 1; j < norder; j++) {
+			struct item *n = &items[order[j]];
+
+			if (n->shown && n->lane == it->lane &&
+			    n->kind == K_RNR) {
+				end = n->y + 2;
+				us = find_kv(n, "waited_us");
+				break;
+			}
+		}
+		P("<rect class=\"rnrband\" data-lane=\"lane%d\" data-us=\"",
+		  it->lane);
+		esc(us ? us : "", -1);
+		P("\" x=\"%d\" y=\"%d\" width=\"9\" height=\"%d\"/>\n",
+		  lanes[it->lane].x - 4, it->y + 16,
+		  end - it->y - 16 > 0 ? end - it->y - 16 : 1);
 	}
 }
 
@@ -566,6 +619,32 @@ static void put_place(const struct item *it)
 	put("</g>\n");
 }
 
+/* Under an RNR wait's note: what InfiniBand would do, and softdapl does. */
+static void put_contrast(const struct item *it)
+{
+	int i, chars = 0, x;
+
+	for (i = 0; rnr_contrast[i] != NULL; i++)
+		if (text_len(rnr_contrast[i]) > chars)
+			chars = text_len(rnr_contrast[i]);
+	x = lanes[it->lane].x - (int)(chars * SMALL_W) / 2;
+	if (x + (int)(chars * SMALL_W) > width - 4)
+		x = width - 4 - (int)(chars * SMALL_W);
+	if (x < LEFT + 2)
+		x = LEFT + 2;
+	for (i = 0; rnr_contrast[i] != NULL; i++)
+		;
+	P("<rect class=\"contrastbox\" x=\"%d\" y=\"%d\" width=\"%d\" "
+	  "height=\"%d\" rx=\"3\"/>", x - 4, it->y + ROW,
+	  (int)(chars * SMALL_W) + 8, i * ROW_SMALL + 4);
+	for (i = 0; rnr_contrast[i] != NULL; i++) {
+		P("<text class=\"lbl contrast\" x=\"%d\" y=\"%d\">", x,
+		  it->y + ROW + (i + 1) * ROW_SMALL);
+		esc(rnr_contrast[i], -1);
+		put("</text>");
+	}
+}
+
 static void put_item(const struct item *it)
 {
 	char text[1200], c[48];
@@ -614,6 +693,13 @@ static void put_item(const struct item *it)
 		esc(find_kv(it, "to") ? find_kv(it, "to") : "", -1);
 		put("\"");
 		break;
+	case K_RNR:
+		cls = "rnr";
+		P("<g class=\"rnr %s\" data-lane=\"lane%d\" data-seq=\"",
+		  it->ev, it->lane);
+		esc(find_kv(it, "seq") ? find_kv(it, "seq") : "", -1);
+		put("\"");
+		break;
 	case K_EVENT:
 		cls = "event";
 		P("<g class=\"event\" data-lane=\"lane%d\" data-event=\"",
@@ -630,6 +716,8 @@ static void put_item(const struct item *it)
 	put(">");
 	put_title(it);
 	put_note(it, cls, text, it->y);
+	if (rnr_is_wait(it))
+		put_contrast(it);
 	put("</g>\n");
 }
 
@@ -744,13 +832,18 @@ static const char *const legend_notes[] = {
 	"\xe2\x9c\x95 not received", "\xe2\x97\x8b tx not traced",
 	"+ms: after the first line",
 	"\xe2\x89\x88 a long wait, folded",
+	"\xe2\x96\xae receiver not ready (RNR): not reading",
 };
+
+/* The last of legend_notes, only when an RNR wait is drawn. */
+#define LEGEND_RNR	1
 
 /* Draws the legend if @draw; returns its rows. */
 static int legend_rows(int draw)
 {
 	size_t i, n = NFAMILIES;
-	size_t m = sizeof(legend_notes) / sizeof(legend_notes[0]);
+	size_t m = sizeof(legend_notes) / sizeof(legend_notes[0]) -
+		   (rnr_shown() ? 0 : LEGEND_RNR);
 	int x = LEFT, rows = 1;
 
 	for (i = 0; i < n + m; i++) {
@@ -788,11 +881,13 @@ static void put_svg(int standalone, const char *title)
 	if (standalone) {
 		put("<title>");
 		esc(title, -1);
-		P("</title>\n<style>%s</style>\n", css);
+		P("</title>\n<style>%s%s</style>\n", css,
+		  rnr_shown() ? rnr_css : "");
 	}
 	put_marker_defs();
 	put("\n");
 	put_lanes();
+	put_rnr_bands();
 	put_folds(0);
 	for (i = 0; i < norder; i++)
 		if (items[order[i]].shown)
@@ -865,7 +960,7 @@ void write_html(FILE *f, const char *title)
 	  "#legend{font-size:12px;color:#455a64;margin:0 0 6px}"
 	  "#legend span{margin-right:12px}"
 	  "#selfcheck{font:11px monospace;color:#757575;margin-top:6px}%s"
-	  "</style>\n</head><body>\n<h1>", css);
+	  "%s</style>\n</head><body>\n<h1>", css, rnr_shown() ? rnr_css : "");
 	esc(title, -1);
 	put("</h1>\n<div id=\"legend\">");
 	{
@@ -880,7 +975,11 @@ void write_html(FILE *f, const char *title)
 	    "<span>\xe2\x9c\x95 frame not received</span>"
 	    "<span>\xe2\x97\x8b frame whose tx is missing</span>"
 	    "<span>+ms: time after the first line</span>"
-	    "<span>\xe2\x89\x88 a long wait, folded</span></div>\n");
+	    "<span>\xe2\x89\x88 a long wait, folded</span>");
+	if (rnr_shown())
+		put("<span>\xe2\x96\xae receiver not ready (RNR): not "
+		    "reading</span>");
+	put("</div>\n");
 	put_svg(0, title);
 	P("<div id=\"selfcheck\">selfcheck: not run</div>\n<script>\n%s"
 	  "</script>\n</body></html>\n", selfcheck_js);

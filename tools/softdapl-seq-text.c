@@ -26,7 +26,9 @@
  * starts from 'o'. An RDMA its initiator placed in the target's memory is
  * an arrow of '=' between the two EPs, the way the bytes went (a note on
  * the initiator's lifeline when the target's is not drawn); there is no
- * frame, and nothing on the target's side. Labels that do not fit are
+ * frame, and nothing on the target's side. A receiver not ready (an
+ * `rnr` wait) is a note that says so and what InfiniBand would do, its
+ * lifeline '#' until the note of its resume. Labels that do not fit are
  * cut with "...": no line is longer than the width, and the output is
  * pure ASCII (any other character of a trace becomes '?').
  */
@@ -39,6 +41,7 @@
 #define NOTE_MARK	'*'
 #define FRAME_FILL	'-'	/* the shaft of a frame's arrow */
 #define PLACE_FILL	'='	/* and of an RDMA placed by its initiator */
+#define RNR_MARK	'#'	/* a lifeline not reading: RNR */
 #define MAX_SPACING	60	/* columns between two lifelines, at most */
 #define MIN_SPACING	6	/* and at least */
 #define LABEL_LEN	1200	/* a label's or note's text, at most */
@@ -48,6 +51,7 @@ static int width;		/* columns of a line, at most */
 static int tw;			/* the time column, with its gap */
 static int c0, spacing;		/* the first lifeline's column, the gap */
 static int *col;		/* lanes[] index -> column of its lifeline */
+static char *rnr;		/* lanes[] index -> in an RNR wait */
 static char row[TEXT_MAX_WIDTH + 1];
 
 /*
@@ -116,7 +120,7 @@ static void row_start(const struct item *it)
 			memcpy(row + tw - 2 - n, buf, (size_t)n);
 	}
 	for (i = 0; i < nshown_lanes; i++)
-		row[col[lane_order[i]]] = '|';
+		row[col[lane_order[i]]] = rnr[lane_order[i]] ? RNR_MARK : '|';
 }
 
 static void row_end(void)
@@ -514,6 +518,29 @@ static void put_fold(const struct item *it)
 	row_end();
 }
 
+/*
+ * Receiver not ready: the wait's note, then rnr_contrast beside the
+ * lifeline, which reads '#' until the resume's row.
+ */
+static void put_rnr(const struct item *it, const char *text)
+{
+	int i;
+
+	row_start(it);
+	put_note(it->lane, text);
+	row_end();
+	if (!rnr_is_wait(it)) {
+		rnr[it->lane] = 0;
+		return;
+	}
+	rnr[it->lane] = 1;
+	for (i = 0; rnr_contrast[i] != NULL; i++) {
+		row_start(NULL);
+		put_beside(col[it->lane], 2, rnr_contrast[i]);
+		row_end();
+	}
+}
+
 /* @s, wrapped at spaces into lines of the width. */
 static void put_wrapped(const char *s)
 {
@@ -541,8 +568,11 @@ void write_text(FILE *f, const char *title)
 
 	out = f;
 	col = xrealloc(NULL, (size_t)nlanes * sizeof(*col) + 1);
-	for (i = 0; i < nlanes; i++)
+	rnr = xrealloc(NULL, (size_t)nlanes + 1);
+	for (i = 0; i < nlanes; i++) {
 		col[i] = -1;
+		rnr[i] = 0;
+	}
 	for (i = 0; i < nshown_lanes; i++)
 		col[lane_order[i]] = c0 + i * spacing;
 	to_ascii(a, sizeof(a), title);
@@ -575,6 +605,10 @@ void write_text(FILE *f, const char *title)
 		}
 		note_text(it, text, sizeof(text), 1);
 		to_ascii(a, sizeof(a), text);
+		if (it->kind == K_RNR) {
+			put_rnr(it, a);
+			continue;
+		}
 		row_start(it);
 		put_note(it->lane, a);
 		row_end();
@@ -594,6 +628,11 @@ void write_text(FILE *f, const char *title)
 		    "did it (by=): the engine, a consumer in dat_ep_post_*, "
 		    "dat_evd_wait, dat_evd_dequeue, or another call; none on "
 		    "a call's own line.");
+	if (rnr_shown())
+		put_wrapped("# a lifeline that stopped reading: a message came "
+			    "and no receive was posted (receiver not ready).");
 	free(col);
 	col = NULL;
+	free(rnr);
+	rnr = NULL;
 }

@@ -30,7 +30,8 @@
 
 /* The KIND column, in TRACE.md's order. */
 enum kind {
-	K_API, K_STATE, K_TX, K_RX, K_PLACE, K_DTO, K_EVENT, K_ERROR, K_NKINDS
+	K_API, K_STATE, K_TX, K_RX, K_PLACE, K_DTO, K_EVENT, K_ERROR, K_RNR,
+	K_NKINDS
 };
 
 /* What a lane stands for; also its order inside a process. */
@@ -151,9 +152,22 @@ void place_label(const struct item *it, char *buf, size_t len, int ascii,
 const char *lane_label(const struct lane *l, char *buf, size_t len);
 
 /*
- * Times, the same on every output: a row's as "+304.709 ms", after
- * t_origin (time_label); a folded wait's as "305 ms pass" (fold_label).
+ * Receiver not ready: an `rnr` line's `wait` opens a band on its EP's
+ * lifeline that its `resume` closes. rnr_is_wait() tells which; the
+ * lines of rnr_contrast (NULL-terminated) say what InfiniBand would do
+ * there and what softdapl does instead, under the wait's note.
  */
+int rnr_is_wait(const struct item *it);
+int rnr_shown(void);	/* a wait is among the rows shown */
+extern const char *const rnr_contrast[];
+
+/*
+ * Times, the same on every output: a row's as "+304.709 ms", after
+ * t_origin (time_label); a wait's as "305 ms", to three figures at most
+ * ("12.5 ms", "1.18 ms", "0.350 ms": ms_label); a folded wait's as "305
+ * ms pass" (fold_label).
+ */
+const char *ms_label(int64_t us, char *buf, size_t len);
 const char *time_label(int64_t t, char *buf, size_t len);
 const char *fold_label(int64_t us, char *buf, size_t len);
 
