@@ -132,13 +132,48 @@ static inline DAT_RETURN sd_api_evd_arg(const char *call,
 }
 
 /*
- * The EVD handles of a dat_ep_modify's @p that @mask names, each as
- * sd_api_evd_arg takes it for @ia (the EP's IA, or NULL where an EVD of
- * another IA will do, as at the EP's creation): DAT_SUCCESS with the EVDs
- * in *@recv, *@req, *@conn (NULL where the mask names none, or for
- * DAT_HANDLE_NULL), or the first refusal, said. An EVD the mask does not
- * name is not looked at.
+ * The three EVD handle arguments of an EP's creation (@in_param false:
+ * "recv_evd_handle" ...) or modification (true: "ep_param.recv_evd_handle"
+ * ...), each as sd_api_evd_arg takes it for @ia (the EP's IA, or NULL
+ * where an EVD of another IA will do, as for an RC EP): DAT_SUCCESS with
+ * the EVDs in *@recv, *@req, *@conn (NULL for DAT_HANDLE_NULL), or the
+ * first refusal, said. A handle not to be looked at is passed as
+ * DAT_HANDLE_NULL (sd_api_modify_evds).
  */
+static inline DAT_RETURN sd_api_ep_evds(const char *call,
+					const struct sd_obj *obj,
+					bool in_param,
+					DAT_EVD_HANDLE recv_h,
+					DAT_EVD_HANDLE req_h,
+					DAT_EVD_HANDLE conn_h,
+					const struct sd_ia *ia,
+					struct sd_evd **recv,
+					struct sd_evd **req,
+					struct sd_evd **conn)
+{
+	static const char *const name[2][3] = {
+		{ "recv_evd_handle", "request_evd_handle",
+		  "connect_evd_handle" },
+		{ "ep_param.recv_evd_handle", "ep_param.request_evd_handle",
+		  "ep_param.connect_evd_handle" },
+	};
+	DAT_RETURN ret;
+
+	ret = sd_api_evd_arg(call, obj, name[in_param][0], recv_h,
+			     DAT_EVD_DTO_FLAG, ia, DAT_INVALID_HANDLE_EVD_RECV,
+			     recv);
+	if (ret == DAT_SUCCESS)
+		ret = sd_api_evd_arg(call, obj, name[in_param][1], req_h,
+				     DAT_EVD_DTO_FLAG, ia,
+				     DAT_INVALID_HANDLE_EVD_REQUEST, req);
+	if (ret == DAT_SUCCESS)
+		ret = sd_api_evd_arg(call, obj, name[in_param][2], conn_h,
+				     DAT_EVD_CONNECTION_FLAG, ia,
+				     DAT_INVALID_HANDLE_EVD_CONN, conn);
+	return ret;
+}
+
+/* dat_ep_modify's: the EVD handles of @p that @mask names. */
 static inline DAT_RETURN sd_api_modify_evds(const struct sd_obj *ep,
 					    DAT_EP_PARAM_MASK mask,
 					    const DAT_EP_PARAM *p,
@@ -147,26 +182,14 @@ static inline DAT_RETURN sd_api_modify_evds(const struct sd_obj *ep,
 					    struct sd_evd **req,
 					    struct sd_evd **conn)
 {
-	DAT_RETURN ret = DAT_SUCCESS;
-
-	*recv = *req = *conn = NULL;
-	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
-		ret = sd_api_evd_arg("ep_modify", ep,
-				     "ep_param.recv_evd_handle",
-				     p->recv_evd_handle, DAT_EVD_DTO_FLAG, ia,
-				     DAT_INVALID_HANDLE_EVD_RECV, recv);
-	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
-		ret = sd_api_evd_arg("ep_modify", ep,
-				     "ep_param.request_evd_handle",
-				     p->request_evd_handle, DAT_EVD_DTO_FLAG,
-				     ia, DAT_INVALID_HANDLE_EVD_REQUEST, req);
-	if (ret == DAT_SUCCESS && mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
-		ret = sd_api_evd_arg("ep_modify", ep,
-				     "ep_param.connect_evd_handle",
-				     p->connect_evd_handle,
-				     DAT_EVD_CONNECTION_FLAG, ia,
-				     DAT_INVALID_HANDLE_EVD_CONN, conn);
-	return ret;
+	return sd_api_ep_evds("ep_modify", ep, true,
+			      mask & DAT_EP_FIELD_RECV_EVD_HANDLE ?
+			      p->recv_evd_handle : DAT_HANDLE_NULL,
+			      mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE ?
+			      p->request_evd_handle : DAT_HANDLE_NULL,
+			      mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE ?
+			      p->connect_evd_handle : DAT_HANDLE_NULL,
+			      ia, recv, req, conn);
 }
 
 /*

@@ -126,17 +126,8 @@ static DAT_RETURN ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	 * that, and dapltest's limit tests share one EVD among the EPs of
 	 * several IAs.
 	 */
-	ret = sd_api_evd_arg(call, &ia->obj, "recv_evd_handle", recv_h,
-			     DAT_EVD_DTO_FLAG, NULL,
-			     DAT_INVALID_HANDLE_EVD_RECV, &recv_evd);
-	if (ret == DAT_SUCCESS)
-		ret = sd_api_evd_arg(call, &ia->obj, "request_evd_handle",
-				     req_h, DAT_EVD_DTO_FLAG, NULL,
-				     DAT_INVALID_HANDLE_EVD_REQUEST, &req_evd);
-	if (ret == DAT_SUCCESS)
-		ret = sd_api_evd_arg(call, &ia->obj, "connect_evd_handle",
-				     conn_h, DAT_EVD_CONNECTION_FLAG, NULL,
-				     DAT_INVALID_HANDLE_EVD_CONN, &conn_evd);
+	ret = sd_api_ep_evds(call, &ia->obj, false, recv_h, req_h, conn_h, NULL,
+			     &recv_evd, &req_evd, &conn_evd);
 	if (ret != DAT_SUCCESS)
 		return ret;
 	if (srq_h != DAT_HANDLE_NULL) {
