@@ -158,6 +158,7 @@ static DAT_RETURN post_checked(DAT_EP_HANDLE h, const struct req *q);
 
 static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 {
+	const char *outer = sd_trace_call;
 	DAT_RETURN ret;
 
 	/* Frames the post sends from this thread are its (by=, TRACE.md). */
@@ -165,7 +166,7 @@ static DAT_RETURN post_request(DAT_EP_HANDLE h, const struct req *q)
 		sd_trace_call = q->api;
 	ret = post_checked(h, q);
 	if (sd_trace_enabled())
-		sd_trace_call = NULL;
+		sd_trace_call = outer;
 	/* A post that succeeds traced its line itself. */
 	if (ret != DAT_SUCCESS && sd_trace_enabled())
 		trace_post(h, q, ret, 0, 0);

@@ -28,6 +28,24 @@
 #define OUT_NAME(r, p)	((r) == DAT_SUCCESS && (p) != NULL ? NAME(*(p)) : "-")
 #define RET(r)		sd_trace_ret_name(r)
 
+/*
+ * Calls @call's real entry point as the expression @e, with sd_trace_call
+ * naming it meanwhile, so that the lines written from this thread inside
+ * it (its state changes, the frames it sends, the completions it flushes)
+ * say by=dat_@call (TRACE.md). A call made inside it that names itself
+ * (post.c, evd.c) puts this name back when it returns.
+ */
+#define IN_CALL(call, e)						\
+	({								\
+		const char *prev_ = sd_trace_call;			\
+		DAT_RETURN r_;						\
+									\
+		sd_trace_call = (call);					\
+		r_ = (e);						\
+		sd_trace_call = prev_;					\
+		r_;							\
+	})
+
 /* Bytes of @n segments; 0 unless the call succeeded (else @iov may lie). */
 static uint64_t iov_len(DAT_RETURN r, DAT_COUNT n, const DAT_LMR_TRIPLET *iov)
 {
@@ -172,7 +190,7 @@ static DAT_RETURN DAT_API tr_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 				     DAT_EVD_HANDLE *evd, DAT_IA_HANDLE *ia)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.ia_open(name, qlen, evd, ia);
+	DAT_RETURN r = IN_CALL("ia_open", rc.ia_open(name, qlen, evd, ia));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, ia), "ia_open", "ret=%s evd=%s",
 		    RET(r), OUT_NAME(r, evd));
@@ -183,7 +201,7 @@ static DAT_RETURN DAT_API tr_ia_close(DAT_IA_HANDLE ia, DAT_CLOSE_FLAGS f)
 {
 	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(ia);
-	DAT_RETURN r = rc.ia_close(ia, f);
+	DAT_RETURN r = IN_CALL("ia_close", rc.ia_close(ia, f));
 
 	sd_trace_at(&at, "api", n.s, "ia_close", "ret=%s close=%s", RET(r),
 		    f == DAT_CLOSE_ABRUPT_FLAG ? "ABRUPT" : "GRACEFUL");
@@ -193,7 +211,7 @@ static DAT_RETURN DAT_API tr_ia_close(DAT_IA_HANDLE ia, DAT_CLOSE_FLAGS f)
 static DAT_RETURN DAT_API tr_pz_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE *pz)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.pz_create(ia, pz);
+	DAT_RETURN r = IN_CALL("pz_create", rc.pz_create(ia, pz));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, pz), "pz_create", "ret=%s ia=%s",
 		    RET(r), NAME(ia));
@@ -235,7 +253,7 @@ TR_FREE(evd_clear_unwaitable, DAT_EVD_HANDLE)
 static DAT_RETURN DAT_API tr_evd_resize(DAT_EVD_HANDLE evd, DAT_COUNT qlen)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.evd_resize(evd, qlen);
+	DAT_RETURN r = IN_CALL("evd_resize", rc.evd_resize(evd, qlen));
 
 	sd_trace_at(&at, "api", NAME(evd), "evd_resize", "ret=%s qlen=%d",
 		    RET(r), (int)qlen);
@@ -246,7 +264,7 @@ static DAT_RETURN DAT_API tr_evd_modify_cno(DAT_EVD_HANDLE evd,
 					    DAT_CNO_HANDLE cno)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.evd_modify_cno(evd, cno);
+	DAT_RETURN r = IN_CALL("evd_modify_cno", rc.evd_modify_cno(evd, cno));
 
 	sd_trace_at(&at, "api", NAME(evd), "evd_modify_cno", "ret=%s cno=%s",
 		    RET(r), NAME(cno));
@@ -317,8 +335,9 @@ static DAT_RETURN DAT_API tr_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
 					DAT_VLEN *rlen, DAT_VADDR *raddr)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.lmr_create(ia, type, region, len, pz, priv, va, lmr,
-				     lctx, rctx, rlen, raddr);
+	DAT_RETURN r = IN_CALL("lmr_create",
+			       rc.lmr_create(ia, type, region, len, pz, priv,
+					     va, lmr, lctx, rctx, rlen, raddr));
 	char pn[96];
 
 	sd_trace_at(&at, "api", OUT_NAME(r, lmr), "lmr_create",
@@ -333,7 +352,7 @@ static DAT_RETURN DAT_API tr_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE type,
 static DAT_RETURN DAT_API tr_rmr_create(DAT_PZ_HANDLE pz, DAT_RMR_HANDLE *rmr)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.rmr_create(pz, rmr);
+	DAT_RETURN r = IN_CALL("rmr_create", rc.rmr_create(pz, rmr));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, rmr), "rmr_create", "ret=%s pz=%s",
 		    RET(r), NAME(pz));
@@ -344,7 +363,8 @@ static DAT_RETURN DAT_API tr_rmr_create_for_ep(DAT_PZ_HANDLE pz,
 					       DAT_RMR_HANDLE *rmr)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.rmr_create_for_ep(pz, rmr);
+	DAT_RETURN r = IN_CALL("rmr_create_for_ep",
+			       rc.rmr_create_for_ep(pz, rmr));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, rmr), "rmr_create_for_ep",
 		    "ret=%s pz=%s", RET(r), NAME(pz));
@@ -359,7 +379,8 @@ static DAT_RETURN DAT_API tr_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
 				      DAT_RMR_CONTEXT *ctx)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.rmr_bind(rmr, lmr, t, priv, va, ep, cookie, f, ctx);
+	DAT_RETURN r = IN_CALL("rmr_bind", rc.rmr_bind(rmr, lmr, t, priv, va,
+							ep, cookie, f, ctx));
 	char pn[96];
 
 	sd_trace_at(&at, "api", NAME(rmr), "rmr_bind",
@@ -379,7 +400,8 @@ static DAT_RETURN DAT_API tr_evd_create(DAT_IA_HANDLE ia, DAT_COUNT qlen,
 					DAT_EVD_HANDLE *evd)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.evd_create(ia, qlen, cno, f, evd);
+	DAT_RETURN r = IN_CALL("evd_create",
+			       rc.evd_create(ia, qlen, cno, f, evd));
 	char fn[96];
 
 	sd_trace_at(&at, "api", OUT_NAME(r, evd), "evd_create",
@@ -393,7 +415,7 @@ static DAT_RETURN DAT_API tr_cno_create(DAT_IA_HANDLE ia,
 					DAT_CNO_HANDLE *cno)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.cno_create(ia, agent, cno);
+	DAT_RETURN r = IN_CALL("cno_create", rc.cno_create(ia, agent, cno));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, cno), "cno_create", "ret=%s",
 		    RET(r));
@@ -407,7 +429,8 @@ static DAT_RETURN DAT_API tr_ep_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 				       DAT_EP_HANDLE *ep)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.ep_create(ia, pz, recv, req, conn, attr, ep);
+	DAT_RETURN r = IN_CALL("ep_create", rc.ep_create(ia, pz, recv, req,
+							  conn, attr, ep));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, ep), "ep_create",
 		    "ret=%s pz=%s evd=%s recv_evd=%s conn_evd=%s", RET(r),
@@ -425,8 +448,9 @@ static DAT_RETURN DAT_API tr_ep_create_with_srq(DAT_IA_HANDLE ia,
 						DAT_EP_HANDLE *ep)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.ep_create_with_srq(ia, pz, recv, req, conn, srq,
-					     attr, ep);
+	DAT_RETURN r = IN_CALL("ep_create_with_srq",
+			       rc.ep_create_with_srq(ia, pz, recv, req, conn,
+						     srq, attr, ep));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, ep), "ep_create_with_srq",
 		    "ret=%s pz=%s srq=%s evd=%s recv_evd=%s conn_evd=%s",
@@ -441,7 +465,8 @@ static DAT_RETURN DAT_API tr_ep_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR a,
 					DAT_QOS qos, DAT_CONNECT_FLAGS f)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.ep_connect(ep, a, q, t, plen, pdata, qos, f);
+	DAT_RETURN r = IN_CALL("ep_connect", rc.ep_connect(ep, a, q, t, plen,
+							    pdata, qos, f));
 
 	return line_connect(&at, ep, a, q, plen, r);
 }
@@ -451,7 +476,9 @@ static DAT_RETURN DAT_API tr_ep_dup_connect(DAT_EP_HANDLE ep, DAT_EP_HANDLE dup,
 					    const DAT_PVOID pdata, DAT_QOS qos)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.ep_dup_connect(ep, dup, t, plen, pdata, qos);
+	DAT_RETURN r = IN_CALL("ep_dup_connect",
+			       rc.ep_dup_connect(ep, dup, t, plen, pdata,
+						 qos));
 
 	sd_trace_at(&at, "api", NAME(ep), "ep_dup_connect",
 		    "ret=%s ep=%s pdata=%d", RET(r), NAME(dup), (int)plen);
@@ -464,7 +491,8 @@ static DAT_RETURN DAT_API tr_ep_common_connect(DAT_EP_HANDLE ep,
 					       const DAT_PVOID pdata)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.ep_common_connect(ep, a, t, plen, pdata);
+	DAT_RETURN r = IN_CALL("ep_common_connect",
+			       rc.ep_common_connect(ep, a, t, plen, pdata));
 
 	sd_trace_at(&at, "api", NAME(ep), "ep_common_connect",
 		    "ret=%s addr=%s pdata=%d", RET(r), addr_name(a).s,
@@ -475,7 +503,7 @@ static DAT_RETURN DAT_API tr_ep_common_connect(DAT_EP_HANDLE ep,
 static DAT_RETURN DAT_API tr_ep_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS f)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.ep_disconnect(ep, f);
+	DAT_RETURN r = IN_CALL("ep_disconnect", rc.ep_disconnect(ep, f));
 
 	return line_disconnect(&at, ep, f, r);
 }
@@ -490,7 +518,8 @@ static DAT_RETURN DAT_API tr_ep_post_recv(DAT_EP_HANDLE ep, DAT_COUNT n,
 					  DAT_COMPLETION_FLAGS f)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.ep_post_recv(ep, n, iov, cookie, f);
+	DAT_RETURN r = IN_CALL("ep_post_recv",
+			       rc.ep_post_recv(ep, n, iov, cookie, f));
 
 	return line_post(&at, ep, "ep_post_recv", n, iov, cookie, f, r);
 }
@@ -500,7 +529,7 @@ static DAT_RETURN DAT_API tr_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL q,
 					DAT_PSP_HANDLE *psp)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.psp_create(ia, q, evd, f, psp);
+	DAT_RETURN r = IN_CALL("psp_create", rc.psp_create(ia, q, evd, f, psp));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, psp), "psp_create",
 		    "ret=%s port=%llu evd=%s", RET(r), (unsigned long long)q,
@@ -513,7 +542,8 @@ static DAT_RETURN DAT_API tr_psp_create_any(DAT_IA_HANDLE ia, DAT_CONN_QUAL *q,
 					    DAT_PSP_HANDLE *psp)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.psp_create_any(ia, q, evd, f, psp);
+	DAT_RETURN r = IN_CALL("psp_create_any",
+			       rc.psp_create_any(ia, q, evd, f, psp));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, psp), "psp_create_any",
 		    "ret=%s port=%llu evd=%s", RET(r),
@@ -528,7 +558,8 @@ static DAT_RETURN DAT_API tr_rsp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL q,
 					DAT_RSP_HANDLE *rsp)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.rsp_create(ia, q, ep, evd, rsp);
+	DAT_RETURN r = IN_CALL("rsp_create",
+			       rc.rsp_create(ia, q, ep, evd, rsp));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, rsp), "rsp_create",
 		    "ret=%s port=%llu ep=%s evd=%s", RET(r),
@@ -541,7 +572,8 @@ static DAT_RETURN DAT_API tr_csp_create(DAT_IA_HANDLE ia, DAT_COMM *comm,
 					DAT_EVD_HANDLE evd, DAT_CSP_HANDLE *csp)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.csp_create(ia, comm, a, evd, csp);
+	DAT_RETURN r = IN_CALL("csp_create",
+			       rc.csp_create(ia, comm, a, evd, csp));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, csp), "csp_create",
 		    "ret=%s addr=%s evd=%s", RET(r), addr_name(a).s, NAME(evd));
@@ -553,7 +585,7 @@ static DAT_RETURN DAT_API tr_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
 {
 	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
-	DAT_RETURN r = rc.cr_accept(cr, ep, plen, pdata);
+	DAT_RETURN r = IN_CALL("cr_accept", rc.cr_accept(cr, ep, plen, pdata));
 
 	return line_cr(&at, n, true, ep, plen, r);
 }
@@ -563,7 +595,7 @@ static DAT_RETURN DAT_API tr_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT plen,
 {
 	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
-	DAT_RETURN r = rc.cr_reject(cr, plen, pdata);
+	DAT_RETURN r = IN_CALL("cr_reject", rc.cr_reject(cr, plen, pdata));
 
 	return line_cr(&at, n, false, NULL, plen, r);
 }
@@ -572,7 +604,7 @@ static DAT_RETURN DAT_API tr_cr_handoff(DAT_CR_HANDLE cr, DAT_CONN_QUAL q)
 {
 	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
-	DAT_RETURN r = rc.cr_handoff(cr, q);
+	DAT_RETURN r = IN_CALL("cr_handoff", rc.cr_handoff(cr, q));
 
 	sd_trace_at(&at, "api", n.s, "cr_handoff", "ret=%s port=%llu", RET(r),
 		    (unsigned long long)q);
@@ -583,7 +615,7 @@ static DAT_RETURN DAT_API tr_srq_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 					DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.srq_create(ia, pz, attr, srq);
+	DAT_RETURN r = IN_CALL("srq_create", rc.srq_create(ia, pz, attr, srq));
 
 	sd_trace_at(&at, "api", OUT_NAME(r, srq), "srq_create", "ret=%s pz=%s",
 		    RET(r), NAME(pz));
@@ -595,7 +627,8 @@ static DAT_RETURN DAT_API tr_srq_post_recv(DAT_SRQ_HANDLE srq, DAT_COUNT n,
 					   DAT_DTO_COOKIE cookie)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = rc.srq_post_recv(srq, n, iov, cookie);
+	DAT_RETURN r = IN_CALL("srq_post_recv",
+			       rc.srq_post_recv(srq, n, iov, cookie));
 
 	sd_trace_at(&at, "api", NAME(srq), "srq_post_recv",
 		    "ret=%s cookie=0x%llx len=%llu segs=%d", RET(r),
@@ -615,7 +648,8 @@ static DAT_RETURN DAT_API tr_ud_ep_connect(DAT_EP_HANDLE ep,
 					   DAT_QOS qos, DAT_CONNECT_FLAGS f)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = ud.ep_connect(ep, a, q, t, plen, pdata, qos, f);
+	DAT_RETURN r = IN_CALL("ep_connect", ud.ep_connect(ep, a, q, t, plen,
+							    pdata, qos, f));
 
 	return line_connect(&at, ep, a, q, plen, r);
 }
@@ -624,7 +658,7 @@ static DAT_RETURN DAT_API tr_ud_ep_disconnect(DAT_EP_HANDLE ep,
 					      DAT_CLOSE_FLAGS f)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = ud.ep_disconnect(ep, f);
+	DAT_RETURN r = IN_CALL("ep_disconnect", ud.ep_disconnect(ep, f));
 
 	return line_disconnect(&at, ep, f, r);
 }
@@ -635,7 +669,8 @@ static DAT_RETURN DAT_API tr_ud_ep_post_recv(DAT_EP_HANDLE ep, DAT_COUNT n,
 					     DAT_COMPLETION_FLAGS f)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = ud.ep_post_recv(ep, n, iov, cookie, f);
+	DAT_RETURN r = IN_CALL("ep_post_recv",
+			       ud.ep_post_recv(ep, n, iov, cookie, f));
 
 	return line_post(&at, ep, "ep_post_recv", n, iov, cookie, f, r);
 }
@@ -646,7 +681,8 @@ static DAT_RETURN DAT_API tr_ud_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
 					     DAT_COMPLETION_FLAGS f)
 {
 	const struct timespec at = sd_trace_now();
-	DAT_RETURN r = ud.ep_post_send(ep, n, iov, cookie, f);
+	DAT_RETURN r = IN_CALL("ep_post_send",
+			       ud.ep_post_send(ep, n, iov, cookie, f));
 
 	return line_post(&at, ep, "ep_post_send", n, iov, cookie, f, r);
 }
@@ -656,7 +692,7 @@ static DAT_RETURN DAT_API tr_ud_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
 {
 	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
-	DAT_RETURN r = ud.cr_accept(cr, ep, plen, pdata);
+	DAT_RETURN r = IN_CALL("cr_accept", ud.cr_accept(cr, ep, plen, pdata));
 
 	return line_cr(&at, n, true, ep, plen, r);
 }
@@ -666,7 +702,7 @@ static DAT_RETURN DAT_API tr_ud_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT plen,
 {
 	const struct timespec at = sd_trace_now();
 	struct sd_name n = sd_handle_name(cr);
-	DAT_RETURN r = ud.cr_reject(cr, plen, pdata);
+	DAT_RETURN r = IN_CALL("cr_reject", ud.cr_reject(cr, plen, pdata));
 
 	return line_cr(&at, n, false, NULL, plen, r);
 }

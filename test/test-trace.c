@@ -551,6 +551,27 @@ TEST_IMPL(trace_who)
 	i = find(&tr, 0, "api", "ep_post_recv");
 	ASSERT_GE(i, 0);
 	ASSERT_STR_EQ(kv(&tr.l[i], "by"), "dat_ep_post_recv");
+	/*
+	 * What a call with an api line does from its thread is that call's:
+	 * the disconnecting side's state change and DISCONNECT frame.
+	 */
+	i = find(&tr, 0, "api", "ep_disconnect");
+	ASSERT_GE(i, 0);
+	j = find(&tr, 0, "tx", "DISCONNECT");
+	ASSERT_GE(j, 0);
+	ASSERT_STR_EQ(tr.l[j].obj, tr.l[i].obj);
+	ASSERT_STR_EQ(kv(&tr.l[j], "by"), "dat_ep_disconnect");
+	for (k = 0; k < tr.n; k++) {
+		const struct tline *t = &tr.l[k];
+
+		if (strcmp(t->kind, "state") == 0 &&
+		    strcmp(kv(t, "to"), "DISCONNECT_PENDING") == 0)
+			ASSERT_STR_EQ(kv(t, "by"), "dat_ep_disconnect");
+		/* Every consumer line names its call. */
+		if (strcmp(kv(t, "by"), "consumer") == 0)
+			TEST_FAIL("line %u (%s %s %s): by=consumer", k,
+				  t->kind, t->obj, t->event);
+	}
 	trace_free(&tr);
 	test_setenv("SOFTDAPL_TRANSPORT", NULL);
 	return 0;

@@ -81,14 +81,14 @@ static const char *who_tag(const struct item *it, char *buf, size_t len)
 		by = "eng";
 	else if (strcmp(by, "initiator") == 0)
 		by = "init";
-	else if (strcmp(by, "consumer") == 0)
-		by = "cons";
-	else if (strncmp(by, "dat_ep_post_", 12) == 0)
+	else if (strncmp(by, "dat_ep_post_", 12) == 0 ||
+		 strcmp(by, "dat_srq_post_recv") == 0)
 		by = "post";
-	else if (strncmp(by, "dat_evd_", 8) == 0)
+	else if (strcmp(by, "dat_evd_wait") == 0 ||
+		 strcmp(by, "dat_evd_dequeue") == 0)
 		by += 8;	/* "wait", "dequeue" */
-	else if (strncmp(by, "dat_", 4) == 0)
-		by += 4;
+	else
+		by = "cons";	/* "consumer", another call (its tooltip) */
 	snprintf(buf, len, "[%s] ", by);
 	return buf;
 }
