@@ -2460,3 +2460,96 @@ TEST_IMPL(seq_rnr_srq)
 	free(doc);
 	return 0;
 }
+
+/* ------------------------------------------------------------------------
+ * --notice: a reader's text under the title
+ */
+
+/*
+ * --notice prints its file's lines under the title, once, in every
+ * output: text (the long line wrapped to --width, the title still first),
+ * SVG (the title and the notice in a band of their own above the
+ * headers, the drawing moved down below it) and HTML (a paragraph under
+ * the <h1>). A missing file, one without text and a second --notice are
+ * bad usage.
+ */
+TEST_IMPL(seq_notice)
+{
+	static const char notice[] =
+		"\n  Notice the READ_REQ: the target CPU does not post anything.  \n"
+		"\n"
+		"A long line that the text output wraps at a space, because it is "
+		"much longer than the sixty columns asked for, and the picture "
+		"does too.\n";
+	const char *key = "Notice the READ_REQ: the target CPU does not post "
+			  "anything.";
+	char *out, *doc;
+	const char *p, *band, *head;
+
+	write_fixture();
+	test_write_file("notice.txt", notice);
+
+	ASSERT_EQ(run_seq(&out, "--notice", "notice.txt", "-t", "lecture",
+			  "-W", "60", "-o", "n.txt", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("n.txt");
+	ASSERT_GE(check_text(doc, 60), 10);
+	ASSERT(strncmp(doc, "lecture\n", 8) == 0);
+	ASSERT(strncmp(doc + 8, key, strlen(key)) == 0);
+	ASSERT_EQ(doc[8 + strlen(key)], '\n');
+	ASSERT_EQ(count(doc, key), 1);
+	ASSERT_EQ(count(doc, "A long line that the text output wraps"), 1);
+	ASSERT_EQ(count(doc, "\npicture does too.\n"), 1);
+	/* The lifelines' headers come after the notice. */
+	ASSERT(find(doc, "ep1") > find(doc, "does too."));
+	free(doc);
+
+	ASSERT_EQ(run_seq(&out, "--notice", "notice.txt", "-t", "lecture",
+			  "-o", "n.svg", "client.trace", "server.trace", NULL), 0);
+	free(out);
+	check_xml("n.svg");
+	doc = test_read_file("n.svg");
+	ASSERT_EQ(count(doc, key), 1);
+	band = find(doc, "<g class=\"notice\">");
+	head = find(doc, "<g class=\"headers\">");
+	ASSERT_NOT_NULL(band);
+	ASSERT_NOT_NULL(head);
+	p = find(band, key);
+	ASSERT(p != NULL && p < head);
+	ASSERT_STR_CONTAINS(band, ">lecture</text>");
+	/* Everything else, headers included, is drawn below the band. */
+	p = find(band, "<g transform=\"translate(0,");
+	ASSERT(p != NULL && p < head);
+	ASSERT_GT(strtol(p + strlen("<g transform=\"translate(0,"), NULL, 10),
+		  18 + 2 * 15);
+	ASSERT_EQ(count(doc, "does too."), 1);
+	free(doc);
+
+	ASSERT_EQ(run_seq(&out, "--notice", "notice.txt", "-t", "lecture",
+			  "-o", "n.html", "client.trace", "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("n.html");
+	ASSERT_EQ(count(doc, key), 1);
+	p = find(doc, "<h1>lecture</h1>\n<p id=\"notice\">");
+	ASSERT_NOT_NULL(p);
+	ASSERT(find(p, key) < find(p, "</p>"));
+	ASSERT(find(p, "</p>") < find(p, "<svg"));
+	ASSERT_EQ(count(doc, "does too."), 1);
+	free(doc);
+
+	/* Bad usage: no such file, no text, twice. */
+	ASSERT_EQ(run_seq(&out, "--notice", "no-such-notice", "client.trace",
+			  NULL), 2);
+	ASSERT_STR_CONTAINS(out, "no-such-notice");
+	free(out);
+	test_write_file("blank.txt", "\n  \n");
+	ASSERT_EQ(run_seq(&out, "--notice", "blank.txt", "client.trace", NULL), 2);
+	ASSERT_STR_CONTAINS(out, "no text");
+	free(out);
+	ASSERT_EQ(run_seq(&out, "--notice", "notice.txt", "--notice",
+			  "notice.txt", "client.trace", NULL), 2);
+	ASSERT_STR_CONTAINS(out, "twice");
+	free(out);
+	return 0;
+}

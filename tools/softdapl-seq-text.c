@@ -580,6 +580,11 @@ void write_text(FILE *f, const char *title)
 	row[width] = '\0';
 	put_at(0, width, a);
 	row_end();
+	/* --notice: under the title, each line wrapped to the width. */
+	for (i = 0; i < nnotice; i++) {
+		to_ascii(a, sizeof(a), notice[i]);
+		put_wrapped(a);
+	}
 	fputc('\n', out);
 
 	put_headers();
