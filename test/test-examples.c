@@ -85,3 +85,26 @@ TEST_IMPL(example_flush)
 
 	return run_example("flush", expect);
 }
+
+/* WRITE-1 for the IB extension's write with immediate data */
+TEST_IMPL(example_rdma_write_imm)
+{
+	static const char *const expect[] = {
+		"target completion: immediate data 7, 32 bytes written",
+		"target now holds: \"placed, then the doorbell\"",
+		"receive buffer untouched", "rdma-write-imm: ok", NULL };
+
+	return run_example("rdma-write-imm", expect);
+}
+
+/* The IB extension's atomics: old values back, the target silent */
+TEST_IMPL(example_atomics)
+{
+	static const char *const expect[] = {
+		"fetch-and-add 2: old 40, counter now 42",
+		"compare-and-swap 42 -> 100: old 42 (swapped), counter now 100",
+		"compare-and-swap 42 -> 7: old 100 (not swapped), counter now 100",
+		"target completions: none", "atomics: ok", NULL };
+
+	return run_example("atomics", expect);
+}
