@@ -83,8 +83,9 @@ static const char *who_tag(const struct item *it, char *buf, size_t len)
 		by = "init";
 	else if (strcmp(by, "consumer") == 0)
 		by = "cons";
-	else if (strncmp(by, "dat_ep_post_", 12) == 0)
-		by = "post";
+	else if (strncmp(by, "dat_ep_post_", 12) == 0 ||
+		 strncmp(by, "dat_ib_post_", 12) == 0)
+		by = "post";	/* a request post, the IB extension's too */
 	else if (strncmp(by, "dat_evd_", 8) == 0)
 		by += 8;	/* "wait", "dequeue" */
 	else if (strncmp(by, "dat_", 4) == 0)
