@@ -2553,3 +2553,68 @@ TEST_IMPL(seq_notice)
 	free(out);
 	return 0;
 }
+
+/*
+ * The lecture set (make pictures): every lecture has its notice, and its
+ * picture, page and text in the tree, each with the notice's first words
+ * once under its title; the pictures are well-formed.
+ */
+TEST_IMPL(seq_pictures_lectures)
+{
+	static const char *const lectures[] = {
+		"send-recv", "rdma-write", "rdma-write-imm", "rdma-read",
+		"atomics", "srq", "rnr", "fence", "solicited", "flush",
+		"refused", "access-error",
+	};
+	static char svgs[12][1024];
+	const char *list[13];
+	size_t i, j, k;
+
+	for (i = 0; i < sizeof(lectures) / sizeof(lectures[0]); i++) {
+		static const char *const ext[] = { "svg", "html", "txt" };
+		char path[1024], words[64], xml[400], *notice, *doc;
+
+		snprintf(path, sizeof(path), "%s/tools/pictures/%s.notice",
+			 TEST_SRCDIR, lectures[i]);
+		notice = test_read_file(path);
+		if (notice == NULL)
+			TEST_FAIL("%s missing", path);
+		/* Its first words, and the same as XML writes them. */
+		for (k = 0; k < sizeof(words) - 1 && notice[k] != '\n' &&
+		     notice[k] != '\0'; k++)
+			words[k] = notice[k];
+		while (k > 0 && words[k - 1] != ' ')
+			k--;
+		words[k > 0 ? k - 1 : 0] = '\0';
+		ASSERT_GE(strlen(words), 20);
+		free(notice);
+		xml[0] = '\0';
+		for (k = 0; words[k] != '\0'; k++) {
+			char c[2] = { words[k], '\0' };
+
+			strcat(xml, c[0] == '&' ? "&amp;" : c[0] == '<' ? "&lt;" :
+			       c[0] == '>' ? "&gt;" : c[0] == '"' ? "&quot;" :
+			       c[0] == '\'' ? "&#39;" : c);
+		}
+		for (j = 0; j < 3; j++) {
+			const char *w = j < 2 ? xml : words;
+
+			snprintf(path, sizeof(path), "%s/tools/pictures/%s.%s",
+				 TEST_SRCDIR, lectures[i], ext[j]);
+			doc = test_read_file(path);
+			if (doc == NULL)
+				TEST_FAIL("%s missing: run make pictures", path);
+			if (count(doc, w) != 1)
+				TEST_FAIL("%s: \"%s\" %d times, want once", path,
+					  w, count(doc, w));
+			ASSERT(strstr(doc, TEST_SRCDIR) == NULL);
+			free(doc);
+		}
+		snprintf(svgs[i], sizeof(svgs[i]), "%s/tools/pictures/%s.svg",
+			 TEST_SRCDIR, lectures[i]);
+		list[i] = svgs[i];
+	}
+	list[i] = NULL;
+	check_xmlv(list);
+	return 0;
+}
