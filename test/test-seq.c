@@ -1519,6 +1519,8 @@ TEST_IMPL(seq_real_examples)
 {
 	static const char *const examples[] = {
 		"send-recv", "rdma-write", "rdma-read", "flush", "refused", "srq",
+		"rdma-write-imm", "atomics", "rnr", "fence", "solicited",
+		"access-error",
 	};
 	size_t i;
 
@@ -1552,10 +1554,12 @@ TEST_IMPL(seq_real_examples)
 		if (count(doc, " stub\"") != 0)
 			TEST_FAIL("%s: a frame without its other end", examples[i]);
 		ASSERT_EQ(arrows_go_down(doc), count(doc, "<g class=\"frame "));
-		if (strcmp(examples[i], "refused") != 0)
-			ASSERT_GE(count(doc, "data-status=\"DAT_DTO_SUCCESS\""), 1);
-		else
+		if (strcmp(examples[i], "refused") == 0)
 			ASSERT_STR_CONTAINS(doc, "data-op=\"REJECT\"");
+		else if (strcmp(examples[i], "access-error") == 0)
+			ASSERT_STR_CONTAINS(doc, "DAT_DTO_ERR_REMOTE_ACCESS");
+		else
+			ASSERT_GE(count(doc, "data-status=\"DAT_DTO_SUCCESS\""), 1);
 		free(doc);
 	}
 	return 0;
