@@ -890,18 +890,22 @@ static int put_notice(int draw, const char *title)
 	}
 	for (i = 0; i < nnotice; i++) {
 		const char *s = notice[i];
-		char buf[1024];
 		int cut, next;
 
 		while (*s != '\0') {
 			cut = wrap_cut(s, max, &next);
 			rows++;
 			if (draw) {
-				snprintf(buf, sizeof(buf), "%.*s", cut, s);
+				/* The row alone, whatever its length. */
+				char *row = memcpy(xrealloc(NULL, (size_t)cut + 1),
+						   s, (size_t)cut);
+
+				row[cut] = '\0';
 				P("<text class=\"lbl\" x=\"8\" y=\"%d\">",
 				  18 + rows * NOTICE_ROW);
-				esc(buf, -1);
+				esc(row, -1);
 				put("</text>\n");
+				free(row);
 			}
 			s += next;
 		}
