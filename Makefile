@@ -294,27 +294,38 @@ $(SEQ): $(SEQ_OBJS)
 	$(msg) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(SEQ_OBJS)
 
-# tools/pictures/<example>.svg and .txt (plain text, 100 columns), the
-# examples' traces drawn (committed, shown by the README): each example of
-# test/examples runs once over loopback with SOFTDAPL_TRACE, its trace kept
-# in $(O)/pictures/.
-PICTURES	:= send-recv rdma-write rdma-read flush refused srq
+# tools/pictures/<example>.svg, .html (the interactive page) and .txt
+# (plain text, 100 columns), the examples' traces drawn (committed, the
+# lecture set the README shows): each example of test/examples runs once
+# over loopback with SOFTDAPL_TRACE, its trace kept in $(O)/pictures/, and
+# each drawing carries tools/pictures/<example>.notice (what a student
+# should notice) under its title. PICTURES is the lecture order;
+# PICTURES_COPY run with SOFTDAPL_TRANSPORT=copy, where RDMA goes as
+# frames (fence: the send waits for a READ_RESP), the others with the
+# default transport (an RDMA between two EPs of one host is placed by its
+# initiator, no frame).
+PICTURES	:= send-recv rdma-write rdma-write-imm rdma-read atomics srq \
+		   rnr fence solicited flush refused access-error
+PICTURES_COPY	:= fence
 
 pictures: $(SEQ) $(EXAMPLES) $(LIBS)
 	$(Q)mkdir -p $(O)/pictures tools/pictures
 	$(Q)printf 'sdtest u2.0 nonthreadsafe default %s softdapl.2.0 "lo" ""\n' \
 		$(abspath $(O))/lib/libdaplsoft.so.$(SOMAJOR) > $(O)/pictures/dat.conf
 	$(Q)for e in $(PICTURES); do \
+		p=tools/pictures/$$e; tr=auto; \
+		case " $(PICTURES_COPY) " in *" $$e "*) tr=copy;; esac; \
 		rm -f $(O)/pictures/$$e.trace; \
 		DAT_OVERRIDE=$(abspath $(O))/pictures/dat.conf \
+		SOFTDAPL_TRANSPORT=$$tr \
 		SOFTDAPL_TRACE=$(abspath $(O))/pictures/$$e.trace \
 			$(O)/test/examples/$$e sdtest >/dev/null || exit 1; \
-		$(SEQ) --no-process --lane-width 180 --title "$$e" \
-			-o tools/pictures/$$e.svg \
-			$(O)/pictures/$$e.trace || exit 1; \
-		$(SEQ) --no-process --title "$$e" -o tools/pictures/$$e.txt \
-			$(O)/pictures/$$e.trace || exit 1; \
-		echo "  PICTURE  tools/pictures/$$e.svg tools/pictures/$$e.txt"; \
+		for f in svg html txt; do \
+			$(SEQ) --no-process --lane-width 180 --title "$$e" \
+				--notice $$p.notice -o $$p.$$f \
+				$(O)/pictures/$$e.trace || exit 1; \
+		done; \
+		echo "  PICTURE  $$p.svg $$p.html $$p.txt"; \
 	done
 
 .PHONY: pictures

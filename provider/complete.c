@@ -80,8 +80,10 @@ static void trace_dto(const struct timespec *at, struct sd_ep *ep,
 		[SD_WR_BIND] = "BIND",		[SD_WR_WRITE_IMM] = "RDMA_WRITE_IMMED",
 		[SD_WR_FETCH_ADD] = "FETCH_ADD", [SD_WR_CMP_SWAP] = "CMP_SWAP",
 	};
-	const char *op = recv ? "RECEIVE" : w->op < SD_ARRAY_SIZE(ops) ?
-			 ops[w->op] : "?";
+	/* A receive that an RDMA write with immediate data consumed
+	 * completes as DAT_IB_DTO_RECV_IMMED (sd_complete_dto). */
+	const char *op = recv ? (w->has_imm ? "RECV_IMMED" : "RECEIVE") :
+			 w->op < SD_ARRAY_SIZE(ops) ? ops[w->op] : "?";
 
 	if (status != DAT_DTO_SUCCESS)
 		len = 0;

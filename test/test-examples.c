@@ -85,3 +85,75 @@ TEST_IMPL(example_flush)
 
 	return run_example("flush", expect);
 }
+
+/* WRITE-1 for the IB extension's write with immediate data */
+TEST_IMPL(example_rdma_write_imm)
+{
+	static const char *const expect[] = {
+		"target completion: immediate data 7, 32 bytes written",
+		"target now holds: \"placed, then the doorbell\"",
+		"receive buffer untouched", "rdma-write-imm: ok", NULL };
+
+	return run_example("rdma-write-imm", expect);
+}
+
+/* The IB extension's atomics: old values back, the target silent */
+TEST_IMPL(example_atomics)
+{
+	static const char *const expect[] = {
+		"fetch-and-add 2: old 40, counter now 42",
+		"compare-and-swap 42 -> 100: old 42 (swapped), counter now 100",
+		"compare-and-swap 42 -> 7: old 100 (not swapped), counter now 100",
+		"target completions: none", "atomics: ok", NULL };
+
+	return run_example("atomics", expect);
+}
+
+/* A SEND before its receive: it waits, nothing is lost (RECV-1) */
+TEST_IMPL(example_rnr)
+{
+	static const char *const expect[] = {
+		"300 ms later: no completion on either side",
+		"received \"are you ready?\"; the send completed after more "
+		"than 300 ms", "rnr: ok", NULL };
+
+	return run_example("rnr", expect);
+}
+
+/* SEND-2: a BARRIER_FENCE send waits for the EP's earlier RDMA reads */
+TEST_IMPL(example_fence)
+{
+	static const char *const expect[] = {
+		"server received: \"price: 42 euros\"",
+		"client completions: cookie 2 (read), then 3 (send)",
+		"fence: ok", NULL };
+
+	return run_example("fence", expect);
+}
+
+/* RECV-3, SEND-2 */
+TEST_IMPL(example_solicited)
+{
+	static const char *const expect[] = {
+		"client completion: cookie 2",
+		"two messages received, the server's thread sleeps on",
+		"woken with receive 10, 2 more queued",
+		"server received: \"quiet\", \"plain\", \"wake up\"",
+		"client completion: cookie 3",
+		"no completion for the suppressed send", "solicited: ok", NULL };
+
+	return run_example("solicited", expect);
+}
+
+/* WRITE-6 */
+TEST_IMPL(example_access_error)
+{
+	static const char *const expect[] = {
+		"initiator: write cookie 2 completed with DAT_DTO_ERR_REMOTE_ACCESS",
+		"both sides: DAT_CONNECTION_EVENT_BROKEN",
+		"target: receive cookie 1 completed with DAT_DTO_ERR_FLUSHED",
+		"target still holds: \"read-only data\"",
+		"both endpoints: DISCONNECTED", "access-error: ok", NULL };
+
+	return run_example("access-error", expect);
+}

@@ -1519,6 +1519,8 @@ TEST_IMPL(seq_real_examples)
 {
 	static const char *const examples[] = {
 		"send-recv", "rdma-write", "rdma-read", "flush", "refused", "srq",
+		"rdma-write-imm", "atomics", "rnr", "fence", "solicited",
+		"access-error",
 	};
 	size_t i;
 
@@ -1552,10 +1554,12 @@ TEST_IMPL(seq_real_examples)
 		if (count(doc, " stub\"") != 0)
 			TEST_FAIL("%s: a frame without its other end", examples[i]);
 		ASSERT_EQ(arrows_go_down(doc), count(doc, "<g class=\"frame "));
-		if (strcmp(examples[i], "refused") != 0)
-			ASSERT_GE(count(doc, "data-status=\"DAT_DTO_SUCCESS\""), 1);
-		else
+		if (strcmp(examples[i], "refused") == 0)
 			ASSERT_STR_CONTAINS(doc, "data-op=\"REJECT\"");
+		else if (strcmp(examples[i], "access-error") == 0)
+			ASSERT_STR_CONTAINS(doc, "DAT_DTO_ERR_REMOTE_ACCESS");
+		else
+			ASSERT_GE(count(doc, "data-status=\"DAT_DTO_SUCCESS\""), 1);
 		free(doc);
 	}
 	return 0;
@@ -2458,5 +2462,163 @@ TEST_IMPL(seq_rnr_srq)
 	above(doc, "receive posted: reading again after",
 	      "[ok] RECEIVE len=64 cookie=0x92");
 	free(doc);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * --notice: a reader's text under the title
+ */
+
+/*
+ * --notice prints its file's lines under the title, once, in every
+ * output: text (the long line wrapped to --width, the title still first),
+ * SVG (the title and the notice in a band of their own above the
+ * headers, the drawing moved down below it) and HTML (a paragraph under
+ * the <h1>). A missing file, one without text and a second --notice are
+ * bad usage.
+ */
+TEST_IMPL(seq_notice)
+{
+	static const char notice[] =
+		"\n  Notice the READ_REQ: the target CPU does not post anything.  \n"
+		"\n"
+		"A long line that the text output wraps at a space, because it is "
+		"much longer than the sixty columns asked for, and the picture "
+		"does too.\n";
+	const char *key = "Notice the READ_REQ: the target CPU does not post "
+			  "anything.";
+	char *out, *doc;
+	const char *p, *band, *head;
+
+	write_fixture();
+	test_write_file("notice.txt", notice);
+
+	ASSERT_EQ(run_seq(&out, "--notice", "notice.txt", "-t", "lecture",
+			  "-W", "60", "-o", "n.txt", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("n.txt");
+	ASSERT_GE(check_text(doc, 60), 10);
+	ASSERT(strncmp(doc, "lecture\n", 8) == 0);
+	ASSERT(strncmp(doc + 8, key, strlen(key)) == 0);
+	ASSERT_EQ(doc[8 + strlen(key)], '\n');
+	ASSERT_EQ(count(doc, key), 1);
+	ASSERT_EQ(count(doc, "A long line that the text output wraps"), 1);
+	ASSERT_EQ(count(doc, "\npicture does too.\n"), 1);
+	/* The lifelines' headers come after the notice. */
+	ASSERT(find(doc, "ep1") > find(doc, "does too."));
+	free(doc);
+
+	ASSERT_EQ(run_seq(&out, "--notice", "notice.txt", "-t", "lecture",
+			  "-o", "n.svg", "client.trace", "server.trace", NULL), 0);
+	free(out);
+	check_xml("n.svg");
+	doc = test_read_file("n.svg");
+	ASSERT_EQ(count(doc, key), 1);
+	band = find(doc, "<g class=\"notice\">");
+	head = find(doc, "<g class=\"headers\">");
+	ASSERT_NOT_NULL(band);
+	ASSERT_NOT_NULL(head);
+	p = find(band, key);
+	ASSERT(p != NULL && p < head);
+	ASSERT_STR_CONTAINS(band, ">lecture</text>");
+	/* Everything else, headers included, is drawn below the band. */
+	p = find(band, "<g transform=\"translate(0,");
+	ASSERT(p != NULL && p < head);
+	ASSERT_GT(strtol(p + strlen("<g transform=\"translate(0,"), NULL, 10),
+		  18 + 2 * 15);
+	ASSERT_EQ(count(doc, "does too."), 1);
+	free(doc);
+
+	ASSERT_EQ(run_seq(&out, "--notice", "notice.txt", "-t", "lecture",
+			  "-o", "n.html", "client.trace", "server.trace", NULL), 0);
+	free(out);
+	doc = test_read_file("n.html");
+	ASSERT_EQ(count(doc, key), 1);
+	p = find(doc, "<h1>lecture</h1>\n<p id=\"notice\">");
+	ASSERT_NOT_NULL(p);
+	ASSERT(find(p, key) < find(p, "</p>"));
+	ASSERT(find(p, "</p>") < find(p, "<svg"));
+	ASSERT_EQ(count(doc, "does too."), 1);
+	free(doc);
+
+	/* Bad usage: no such file, no text, twice. */
+	ASSERT_EQ(run_seq(&out, "--notice", "no-such-notice", "client.trace",
+			  NULL), 2);
+	ASSERT_STR_CONTAINS(out, "no-such-notice");
+	free(out);
+	test_write_file("blank.txt", "\n  \n");
+	ASSERT_EQ(run_seq(&out, "--notice", "blank.txt", "client.trace", NULL), 2);
+	ASSERT_STR_CONTAINS(out, "no text");
+	free(out);
+	ASSERT_EQ(run_seq(&out, "--notice", "notice.txt", "--notice",
+			  "notice.txt", "client.trace", NULL), 2);
+	ASSERT_STR_CONTAINS(out, "twice");
+	free(out);
+	return 0;
+}
+
+/*
+ * The lecture set (make pictures): every lecture has its notice, and its
+ * picture, page and text in the tree, each with the notice's first words
+ * once under its title; the pictures are well-formed.
+ */
+TEST_IMPL(seq_pictures_lectures)
+{
+	static const char *const lectures[] = {
+		"send-recv", "rdma-write", "rdma-write-imm", "rdma-read",
+		"atomics", "srq", "rnr", "fence", "solicited", "flush",
+		"refused", "access-error",
+	};
+	static char svgs[12][1024];
+	const char *list[13];
+	size_t i, j, k;
+
+	for (i = 0; i < sizeof(lectures) / sizeof(lectures[0]); i++) {
+		static const char *const ext[] = { "svg", "html", "txt" };
+		char path[1024], words[64], xml[400], *notice, *doc;
+
+		snprintf(path, sizeof(path), "%s/tools/pictures/%s.notice",
+			 TEST_SRCDIR, lectures[i]);
+		notice = test_read_file(path);
+		if (notice == NULL)
+			TEST_FAIL("%s missing", path);
+		/* Its first words, and the same as XML writes them. */
+		for (k = 0; k < sizeof(words) - 1 && notice[k] != '\n' &&
+		     notice[k] != '\0'; k++)
+			words[k] = notice[k];
+		while (k > 0 && words[k - 1] != ' ')
+			k--;
+		words[k > 0 ? k - 1 : 0] = '\0';
+		ASSERT_GE(strlen(words), 20);
+		free(notice);
+		xml[0] = '\0';
+		for (k = 0; words[k] != '\0'; k++) {
+			char c[2] = { words[k], '\0' };
+
+			strcat(xml, c[0] == '&' ? "&amp;" : c[0] == '<' ? "&lt;" :
+			       c[0] == '>' ? "&gt;" : c[0] == '"' ? "&quot;" :
+			       c[0] == '\'' ? "&#39;" : c);
+		}
+		for (j = 0; j < 3; j++) {
+			const char *w = j < 2 ? xml : words;
+
+			snprintf(path, sizeof(path), "%s/tools/pictures/%s.%s",
+				 TEST_SRCDIR, lectures[i], ext[j]);
+			doc = test_read_file(path);
+			if (doc == NULL)
+				TEST_FAIL("%s missing: run make pictures", path);
+			if (count(doc, w) != 1)
+				TEST_FAIL("%s: \"%s\" %d times, want once", path,
+					  w, count(doc, w));
+			ASSERT(strstr(doc, TEST_SRCDIR) == NULL);
+			free(doc);
+		}
+		snprintf(svgs[i], sizeof(svgs[i]), "%s/tools/pictures/%s.svg",
+			 TEST_SRCDIR, lectures[i]);
+		list[i] = svgs[i];
+	}
+	list[i] = NULL;
+	check_xmlv(list);
 	return 0;
 }

@@ -82,8 +82,9 @@ static const char *who_tag(const struct item *it, char *buf, size_t len)
 	else if (strcmp(by, "initiator") == 0)
 		by = "init";
 	else if (strncmp(by, "dat_ep_post_", 12) == 0 ||
+		 strncmp(by, "dat_ib_post_", 12) == 0 ||
 		 strcmp(by, "dat_srq_post_recv") == 0)
-		by = "post";
+		by = "post";	/* a post, the IB extension's requests too */
 	else if (strcmp(by, "dat_evd_wait") == 0 ||
 		 strcmp(by, "dat_evd_dequeue") == 0)
 		by += 8;	/* "wait", "dequeue" */

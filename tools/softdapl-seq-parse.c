@@ -264,3 +264,91 @@ int read_trace(const char *path)
 		fclose(f);
 	return 0;
 }
+
+/* --notice: the lines of the text under the title (softdapl-seq.h). */
+char **notice;
+int nnotice;
+
+/*
+ * Reads the --notice file @path: each line that is not blank is one line
+ * of the text, its spaces at both ends dropped, sanitized as the traces
+ * are. Returns 0, or -1 (said on stderr) when the file cannot be read or
+ * holds no text or more than NOTICE_MAX_LINES lines.
+ */
+int read_notice(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *s;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "softdapl-seq: --notice %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		while (n > 0 && isspace((unsigned char)line[n - 1]))
+			line[--n] = '\0';
+		for (s = line; isspace((unsigned char)*s); s++)
+			;
+		if (*s == '\0')
+			continue;
+		if (nnotice == NOTICE_MAX_LINES) {
+			fprintf(stderr, "softdapl-seq: --notice %s: more than "
+				"%d lines\n", path, NOTICE_MAX_LINES);
+			ret = -1;
+			break;
+		}
+		notice = xrealloc(notice, (size_t)(nnotice + 1) *
+				  sizeof(*notice));
+		notice[nnotice] = xstrdup(s);
+		sanitize(notice[nnotice++]);
+	}
+	if (ret == 0 && ferror(f)) {
+		fprintf(stderr, "softdapl-seq: --notice %s: %s\n", path,
+			strerror(errno));
+		ret = -1;
+	}
+	if (ret == 0 && nnotice == 0) {
+		fprintf(stderr, "softdapl-seq: --notice %s: no text\n", path);
+		ret = -1;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/* See softdapl-seq.h. */
+int wrap_cut(const char *s, int max, int *next)
+{
+	int n = 0, cut = -1, i;
+
+	/* @max characters, not bytes: UTF-8 continuations do not count. */
+	for (i = 0; s[i] != '\0'; i++) {
+		if (((unsigned char)s[i] & 0xc0) == 0x80)
+			continue;
+		if (s[i] == ' ')
+			cut = i;	/* a space at @max still fits what is before */
+		if (n == max)
+			break;
+		n++;
+	}
+	if (s[i] == '\0' || cut <= 0)
+		cut = i;	/* all of it, or a word longer than @max */
+	for (*next = cut; s[*next] == ' '; (*next)++)
+		;
+	return cut;
+}
+
+void free_notice(void)
+{
+	int i;
+
+	for (i = 0; i < nnotice; i++)
+		free(notice[i]);
+	free(notice);
+	notice = NULL;
+	nnotice = 0;
+}

@@ -870,19 +870,69 @@ static int legend_rows(int draw)
 	return rows;
 }
 
+/*
+ * A picture's --notice: the title in bold, then the notice's lines wrapped
+ * to the picture's width, in a band above the lane headers; drawn if
+ * @draw. Returns the band's height in pixels (0 without --notice).
+ */
+#define NOTICE_ROW	15
+static int put_notice(int draw, const char *title)
+{
+	int i, rows = 0, max = (int)((width - 16) / CHAR_W);
+
+	if (nnotice == 0)
+		return 0;
+	if (draw) {
+		put("<g class=\"notice\"><text class=\"lbl hdr title\" "
+		    "x=\"8\" y=\"18\">");
+		esc(title, max);
+		put("</text>\n");
+	}
+	for (i = 0; i < nnotice; i++) {
+		const char *s = notice[i];
+		int cut, next;
+
+		while (*s != '\0') {
+			cut = wrap_cut(s, max, &next);
+			rows++;
+			if (draw) {
+				/* The row alone, whatever its length. */
+				char *row = memcpy(xrealloc(NULL, (size_t)cut + 1),
+						   s, (size_t)cut);
+
+				row[cut] = '\0';
+				P("<text class=\"lbl\" x=\"8\" y=\"%d\">",
+				  18 + rows * NOTICE_ROW);
+				esc(row, -1);
+				put("</text>\n");
+				free(row);
+			}
+			s += next;
+		}
+	}
+	if (draw)
+		put("</g>\n");
+	return 18 + rows * NOTICE_ROW + 12;
+}
+
 static void put_svg(int standalone, const char *title)
 {
-	int i;
+	/* A picture's notice: a band on top, everything else below it. */
+	int i, band = standalone ? put_notice(0, title) : 0;
 
 	P("<svg %sclass=\"seq\" width=\"%d\" height=\"%d\" "
 	  "viewBox=\"0 0 %d %d\">\n", standalone ?
-	  "xmlns=\"http://www.w3.org/2000/svg\" " : "", width, height, width,
-	  height);
+	  "xmlns=\"http://www.w3.org/2000/svg\" " : "", width,
+	  height + band, width, height + band);
 	if (standalone) {
 		put("<title>");
 		esc(title, -1);
 		P("</title>\n<style>%s%s</style>\n", css,
 		  rnr_shown() ? rnr_css : "");
+	}
+	if (band > 0) {
+		put_notice(1, title);
+		P("<g transform=\"translate(0,%d)\">\n", band);
 	}
 	put_marker_defs();
 	put("\n");
@@ -899,6 +949,8 @@ static void put_svg(int standalone, const char *title)
 		put("</g>\n");
 	}
 	put_headers();
+	if (band > 0)
+		put("</g>\n");
 	put("</svg>\n");
 }
 
@@ -957,12 +1009,25 @@ void write_html(FILE *f, const char *title)
 	esc(title, -1);
 	P("</title>\n<style>body{margin:8px;font-family:sans-serif}"
 	  "h1{font-size:15px;margin:0 0 4px}"
+	  "#notice{font-size:13px;max-width:60em;margin:0 0 6px}"
 	  "#legend{font-size:12px;color:#455a64;margin:0 0 6px}"
 	  "#legend span{margin-right:12px}"
 	  "#selfcheck{font:11px monospace;color:#757575;margin-top:6px}%s"
 	  "%s</style>\n</head><body>\n<h1>", css, rnr_shown() ? rnr_css : "");
 	esc(title, -1);
-	put("</h1>\n<div id=\"legend\">");
+	put("</h1>\n");
+	if (nnotice > 0) {
+		/* --notice: a paragraph, its lines as the file has them. */
+		int i;
+
+		put("<p id=\"notice\">");
+		for (i = 0; i < nnotice; i++) {
+			put(i > 0 ? "<br>\n" : "");
+			esc(notice[i], -1);
+		}
+		put("</p>\n");
+	}
+	put("<div id=\"legend\">");
 	{
 		size_t i;
 

@@ -580,6 +580,11 @@ void write_text(FILE *f, const char *title)
 	row[width] = '\0';
 	put_at(0, width, a);
 	row_end();
+	/* --notice: under the title, each line wrapped to the width. */
+	for (i = 0; i < nnotice; i++) {
+		to_ascii(a, sizeof(a), notice[i]);
+		put_wrapped(a);
+	}
 	fputc('\n', out);
 
 	put_headers();
@@ -625,7 +630,8 @@ void write_text(FILE *f, const char *title)
 		    "([ok], [FLUSHED] ...), a state change (OLD => NEW), an "
 		    "event, an error, or an RDMA placed in a target not "
 		    "drawn. [eng] [post] [wait] [dequeue] [cons]: whose thread "
-		    "did it (by=): the engine, a consumer in dat_ep_post_*, "
+		    "did it (by=): the engine, a consumer in dat_ep_post_* "
+		    "(or dat_ib_post_*), "
 		    "dat_evd_wait, dat_evd_dequeue, or another call; none on "
 		    "a call's own line.");
 	if (rnr_shown())

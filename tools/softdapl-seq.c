@@ -24,7 +24,8 @@
  * first line ("+304.709 ms") on every output; in the pictures the room
  * between two rows grows with the time between them (--even: none), and
  * a wait of --fold or more (1 ms) is a band that says how long it was
- * ("300 ms pass"), a row "... 300 ms pass ..." in the text.
+ * ("300 ms pass"), a row "... 300 ms pass ..." in the text. --notice
+ * adds a few lines of the reader's own under the title of every output.
  *
  * Because every row holds exactly one item, no two labels can overlap: a
  * note may be wider than its lane. The HTML page checks this, and that
@@ -115,6 +116,8 @@ static void usage(FILE *f)
 "                        +SECONDS after the first line\n"
 "      --to TIME         drop lines after TIME (same forms)\n"
 "  -t, --title TEXT      the page's title (default: the file names)\n"
+"      --notice FILE     print the lines of FILE under the title (what\n"
+"                        a reader should notice), wrapped to the width\n"
 "  -w, --lane-width PX   pixels between lifelines (default 210)\n"
 "  -h, --help            this text\n"
 "\n"
@@ -193,6 +196,7 @@ int main(int argc, char **argv)
 		{ "width", required_argument, NULL, 'W' },
 		{ "even", no_argument, NULL, 'E' },
 		{ "fold", required_argument, NULL, 'L' },
+		{ "notice", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -230,6 +234,19 @@ int main(int argc, char **argv)
 		case 'F': opt_from_s = optarg; break;
 		case 'O': opt_to_s = optarg; break;
 		case 't': opt_title = optarg; break;
+		case 'N':
+			/* Once: a second --notice would mean two texts. */
+			if (nnotice > 0) {
+				fprintf(stderr, "softdapl-seq: --notice given "
+					"twice\n");
+				ret = 2;
+				goto out;
+			}
+			if (read_notice(optarg) < 0) {
+				ret = 2;
+				goto out;
+			}
+			break;
 		case 'w':
 			lane_w = atoi(optarg);
 			if (lane_w < 120 || lane_w > 1000) {
@@ -374,5 +391,6 @@ out:
 	free(files);
 	free(opt_eps);
 	free(eplist);
+	free_notice();
 	return ret;
 }

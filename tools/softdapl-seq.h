@@ -113,6 +113,22 @@ extern long nbad;		/* lines that could not be parsed */
 
 extern int64_t t_origin;	/* the first line's time: times count from it */
 
+/*
+ * --notice FILE: a few lines for a reader (what to notice in the picture),
+ * written under the title by every output, each line wrapped to its width.
+ * read_notice() fills notice[] (its lines that are not blank, sanitized);
+ * wrap_cut() returns how many bytes of @s make the next wrapped line of at
+ * most @max characters (cut at a space, or inside a longer word) and in
+ * *@next where the line after it starts (past the spaces).
+ */
+#define NOTICE_MAX_LINES	20
+extern char **notice;
+extern int nnotice;
+
+int read_notice(const char *path);
+int wrap_cut(const char *s, int max, int *next);
+void free_notice(void);
+
 int64_t parse_clock(const char *s);
 int read_trace(const char *path);
 const char *find_kv(const struct item *it, const char *key);
