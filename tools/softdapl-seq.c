@@ -26,10 +26,14 @@
  * a wait of --fold or more (1 ms) is a band that says how long it was
  * ("300 ms pass"), a row "... 300 ms pass ..." in the text.
  *
- * Because every row holds exactly one item, no two labels can overlap: a
- * note may be wider than its lane. The HTML page checks this, and that
- * every arrow ends on a lifeline, with a script that writes the result into
- * <div id="selfcheck"> and the title. The text output has the same rows.
+ * Because every row holds exactly one item, no two labels can overlap,
+ * and a label is cut to the room between the lifelines beside it. The
+ * HTML page teaches: the keys step through the rows, a click shows an
+ * operation's path, setup and teardown fold, lifelines can be hidden
+ * (softdapl-seq-page.c). Its developers' check of the drawing (overlaps,
+ * labels over lifelines, arrows off them) runs for #selfcheck or
+ * --selfcheck and writes its result to the title and a hidden
+ * <div id="selfcheck">. The text output has the same rows.
  *
  * Needs nothing but libc. Exit status: 0 when something was drawn (lines
  * that could not be parsed are reported on stderr with file:line and
@@ -116,6 +120,9 @@ static void usage(FILE *f)
 "      --to TIME         drop lines after TIME (same forms)\n"
 "  -t, --title TEXT      the page's title (default: the file names)\n"
 "  -w, --lane-width PX   pixels between lifelines (default 210)\n"
+"      --selfcheck       page: run the developers' check of the drawing\n"
+"                        at load (else only for the URL's #selfcheck);\n"
+"                        its result goes to the title\n"
 "  -h, --help            this text\n"
 "\n"
 "Rows are in causal order: a call above what it caused, a frame's tx\n"
@@ -193,6 +200,7 @@ int main(int argc, char **argv)
 		{ "width", required_argument, NULL, 'W' },
 		{ "even", no_argument, NULL, 'E' },
 		{ "fold", required_argument, NULL, 'L' },
+		{ "selfcheck", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -253,6 +261,7 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case 'S': opt_selfcheck = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); ret = 2; goto out;
 		}
@@ -314,6 +323,7 @@ int main(int argc, char **argv)
 	order_items();
 	apply_filters();
 	mark_folds();
+	mark_paths();
 	for (i = 0; i < nitems; i++)
 		shown += items[i].shown;
 	if (shown == 0) {
