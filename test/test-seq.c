@@ -2491,3 +2491,383 @@ TEST_IMPL(seq_rnr_srq)
 	free(doc);
 	return 0;
 }
+
+/* ------------------------------------------------------------------------
+ * The page as a lesson: steps, paths, folds, the lifeline filter
+ */
+
+/*
+ * The page of example @name traced by the provider over @transport (NULL:
+ * the default), into @html with the extra option @opt (NULL: none).
+ * Returns 0, or -1 when the provider wrote no trace.
+ */
+static int page_example(const char *name, const char *transport,
+			const char *html, const char *opt)
+{
+	char *trace, *out;
+
+	test_setenv("SOFTDAPL_TRANSPORT", transport);
+	trace = trace_example(name);
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
+	if (trace == NULL)
+		return -1;
+	if (opt != NULL)
+		ASSERT_EQ(run_seq(&out, opt, "-o", html, trace, NULL), 0);
+	else
+		ASSERT_EQ(run_seq(&out, "-o", html, trace, NULL), 0);
+	free(out);
+	ASSERT_OK(remove(trace));
+	free(trace);
+	return 0;
+}
+
+/* The start tag of row @n (<g class="row ..." id="rowN" ...>), or NULL. */
+static const char *row_tag(const char *doc, int n)
+{
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), " id=\"row%d\" ", n);
+	p = find(doc, key);
+	if (p == NULL)
+		return NULL;
+	while (p > doc && *p != '<')
+		p--;
+	return p;
+}
+
+/*
+ * The value of attribute @name of the element at @s (up to its '>'),
+ * into @buf; "" when it has none.
+ */
+static const char *str_attr(const char *s, const char *name, char *buf,
+			    size_t len)
+{
+	char key[64];
+	const char *gt = strchr(s, '>'), *p, *q;
+
+	snprintf(key, sizeof(key), " %s=\"", name);
+	buf[0] = '\0';
+	p = strstr(s, key);
+	if (p == NULL || gt == NULL || p > gt)
+		return buf;
+	p += strlen(key);
+	q = strchr(p, '"');
+	snprintf(buf, len, "%.*s", (int)(q - p), p);
+	return buf;
+}
+
+/* Row @n's class attribute has the word @cls. */
+static int row_has(const char *doc, int n, const char *cls)
+{
+	char buf[256], word[64];
+	const char *t = row_tag(doc, n);
+
+	ASSERT_NOT_NULL(t);
+	snprintf(word, sizeof(word), " %s ", cls);
+	str_attr(t, "class", buf + 1, sizeof(buf) - 2);
+	buf[0] = ' ';
+	strcat(buf, " ");
+	return strstr(buf, word) != NULL;
+}
+
+/* The space-separated @list has @word. */
+static int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+static int rows_of(const char *doc)
+{
+	return count(doc, "<g class=\"row");
+}
+
+static const char *svg_tag(const char *doc)
+{
+	const char *p = find(doc, "<svg ");
+
+	ASSERT_NOT_NULL(p);
+	return p;
+}
+
+/*
+ * Stepping: #step=N makes row N the current one, the rows after it
+ * dimmed, those before it not; the keys (j next, k back, End, Escape)
+ * move the same way; the screenshot has far fewer dark pixels at the
+ * first step than with every row revealed. A key hint is on the page.
+ */
+TEST_IMPL(seq_page_step)
+{
+	long dark0, dark_all;
+	char *dom, buf[64];
+	int n, i;
+
+	if (page_example("rdma-read", "copy", "step.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	dom = chromium_at("step.html", "#step=5", 0, NULL);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	n = rows_of(dom);
+	ASSERT_GE(n, 12);
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-step", buf, sizeof(buf)),
+		      "5");
+	ASSERT(row_has(dom, 5, "current"));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(row_has(dom, i, "future"), i > 5);
+		if (i != 5)
+			ASSERT(!row_has(dom, i, "current"));
+	}
+	ASSERT_STR_CONTAINS(dom, "<div id=\"keys\">");
+	ASSERT_STR_CONTAINS(dom, "next row");
+	free(dom);
+
+	/* The keys: j, j, j, k from the start: the second row. */
+	dom = chromium_at("step.html", "#unfold&keys=j,j,j,k", 0, NULL);
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-step", buf, sizeof(buf)),
+		      "1");
+	ASSERT(row_has(dom, 1, "current"));
+	ASSERT(row_has(dom, 2, "future"));
+	ASSERT(!row_has(dom, 0, "future"));
+	free(dom);
+	dom = chromium_at("step.html", "#unfold&keys=j,End", 0, NULL);
+	snprintf(buf, sizeof(buf), "%d", n - 1);
+	ASSERT_STR_CONTAINS(dom, buf);
+	ASSERT(row_has(dom, n - 1, "current"));
+	ASSERT_EQ(count(dom, " future"), 0);
+	free(dom);
+	dom = chromium_at("step.html", "#step=3&keys=Escape", 0, NULL);
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-step", buf, sizeof(buf)),
+		      "");
+	ASSERT_EQ(count(dom, " future"), 0);
+	free(dom);
+
+	/* Pixels: the first step dims nearly everything. */
+	dom = chromium_at("step.html", "#step=0", 1, &dark0);
+	free(dom);
+	dom = chromium_at("step.html", "#unfold", 1, &dark_all);
+	free(dom);
+	printf("dark pixels: %ld at the first step, %ld all shown\n", dark0,
+	       dark_all);
+	if (dark0 >= 0)
+		ASSERT_LT(dark0 * 2, dark_all);
+	return 0;
+}
+
+/*
+ * An RDMA read's path (SOFTDAPL_TRANSPORT=copy: through frames): a click
+ * (#path=P, P from the post's row) highlights the post, the READ_REQ and
+ * READ_RESP frames and the completion, and dims every other row.
+ */
+TEST_IMPL(seq_page_path)
+{
+	char *page, *dom, frag[64], path[32], buf[64];
+	const char *p, *row = NULL;
+	int i, n, on = 0;
+	long dark_path, dark_none;
+
+	if (page_example("rdma-read", "copy", "path.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	page = test_read_file("path.html");
+	ASSERT_NOT_NULL(page);
+	/* The post's row: the last <g class="row" before its call. */
+	p = find(page, "data-call=\"ep_post_rdma_read\"");
+	ASSERT_NOT_NULL(p);
+	for (; p > page; p--)
+		if (strncmp(p, "<g class=\"row\"", 14) == 0) {
+			row = p;
+			break;
+		}
+	ASSERT_NOT_NULL(row);
+	str_attr(row, "data-path", path, sizeof(path));
+	ASSERT_NE(path[0], '\0');
+	path[strcspn(path, " ")] = '\0';
+	free(page);
+	snprintf(frag, sizeof(frag), "#path=%s", path);
+	dom = chromium_at("path.html", frag, 1, &dark_path);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-path", buf, sizeof(buf)),
+		      path);
+	n = rows_of(dom);
+	for (i = 0; i < n; i++) {
+		const char *t = row_tag(dom, i), *end = find(t, "</g>\n<g");
+		char *g = strndup(t, end ? (size_t)(end - t) : strlen(t));
+		int want = strstr(g, "data-call=\"ep_post_rdma_read\"") ||
+			strstr(g, "data-op=\"READ_REQ\"") ||
+			strstr(g, "data-op=\"READ_RESP\"") ||
+			(strstr(g, "<g class=\"dto ok\" data-lane=\"") &&
+			 strstr(g, "data-op=\"RDMA_READ\""));
+
+		if (row_has(dom, i, "onpath") != want)
+			TEST_FAIL("row %d: %s, want %s:\n%.400s", i,
+				  row_has(dom, i, "onpath") ? "on the path" :
+				  "off it", want ? "on" : "off", g);
+		ASSERT_EQ(row_has(dom, i, "offpath"), !want);
+		on += want;
+		free(g);
+	}
+	ASSERT_EQ(on, 4);
+	free(dom);
+	dom = chromium_at("path.html", "#unfold", 1, &dark_none);
+	free(dom);
+	/* And the highlight clears: a click again, or Escape. */
+	snprintf(frag, sizeof(frag), "#path=%s&keys=Escape", path);
+	dom = chromium_at("path.html", frag, 0, NULL);
+	ASSERT_EQ(count(dom, " onpath"), 0);
+	ASSERT_EQ(count(dom, " offpath"), 0);
+	free(dom);
+	printf("dark pixels: %ld the path, %ld none\n", dark_path, dark_none);
+	if (dark_path >= 0)
+		ASSERT_LT(dark_path, dark_none);
+	return 0;
+}
+
+/*
+ * Setup and teardown folded by default, each into one labelled row, the
+ * page shorter; #unfold (or the key f) unfolds them.
+ */
+TEST_IMPL(seq_page_fold)
+{
+	char *dom, buf[64];
+	long h_folded, h_open;
+	int i, n, setup = 0;
+
+	if (page_example("send-recv", NULL, "fold.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	dom = chromium_at("fold.html", "", 1, NULL);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-folded", buf, sizeof(buf)),
+		      "setup teardown");
+	n = rows_of(dom);
+	for (i = 0; i < n; i++) {
+		const char *t = row_tag(dom, i);
+
+		str_attr(t, "data-part", buf, sizeof(buf));
+		ASSERT_EQ(row_has(dom, i, "folded"), strcmp(buf, "body") != 0);
+		setup += strcmp(buf, "setup") == 0;
+	}
+	ASSERT_GE(setup, 5);
+	snprintf(buf, sizeof(buf), "setup: %d rows", setup);
+	ASSERT_STR_CONTAINS(dom, buf);
+	ASSERT_STR_CONTAINS(dom, "<g class=\"partfold\" data-part=\"setup\"");
+	h_folded = attr(svg_tag(dom), "height");
+	free(dom);
+	dom = chromium_at("fold.html", "#unfold", 0, NULL);
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-folded", buf, sizeof(buf)),
+		      "");
+	for (i = 0; i < n; i++)
+		ASSERT(!row_has(dom, i, "folded"));
+	h_open = attr(svg_tag(dom), "height");
+	free(dom);
+	printf("height: %ld folded, %ld unfolded\n", h_folded, h_open);
+	ASSERT_LT(h_folded + 200, h_open);
+	dom = chromium_at("fold.html", "#keys=f", 0, NULL);
+	for (i = 0; i < n; i++)
+		ASSERT(!row_has(dom, i, "folded"));
+	free(dom);
+	return 0;
+}
+
+/*
+ * The filter by lifeline: #ep=ep1 hides the other lifelines and the rows
+ * that touch none of ep1's; a checkbox per lifeline.
+ */
+TEST_IMPL(seq_page_ep)
+{
+	char *dom, buf[256], lane[32];
+	const char *p;
+	int i, n, hidden = 0, kept = 0;
+
+	if (page_example("send-recv", NULL, "ep.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	dom = chromium_at("ep.html", "#unfold&ep=ep1", 1, NULL);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	p = find(dom, "data-lane=\"ep1\" data-pid=");
+	ASSERT_NOT_NULL(p);
+	while (*p != '<')
+		p--;
+	str_attr(p, "id", lane, sizeof(lane));
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-eps", buf, sizeof(buf)),
+		      lane);
+	ASSERT(strstr(str_attr(p, "class", buf, sizeof(buf)), "epoff") == NULL);
+	p = find(dom, "data-lane=\"ep2\" data-pid=");
+	ASSERT_NOT_NULL(p);
+	while (*p != '<')
+		p--;
+	ASSERT_STR_CONTAINS(str_attr(p, "class", buf, sizeof(buf)), "epoff");
+	n = rows_of(dom);
+	for (i = 0; i < n; i++) {
+		const char *t = row_tag(dom, i);
+
+		str_attr(t, "data-lanes", buf, sizeof(buf));
+		ASSERT_EQ(row_has(dom, i, "epoff"), !has_word(buf, lane));
+		if (row_has(dom, i, "epoff"))
+			hidden++;
+		else
+			kept++;
+	}
+	ASSERT_GT(hidden, 0);
+	ASSERT_GT(kept, 0);
+	ASSERT_GE(count(dom, "<input type=\"checkbox\""), 2);
+	free(dom);
+	return 0;
+}
+
+/*
+ * What a student sees: nothing from the network (no http: or https:
+ * anywhere), no self-check (hidden, not run, not in the title) unless
+ * #selfcheck or --selfcheck asks for it, and no label over a lifeline but
+ * its own, even with narrow lanes (cut, whole in a tooltip).
+ */
+TEST_IMPL(seq_page_student)
+{
+	char *page, *dom, *out;
+	const char *t;
+
+	if (page_example("rdma-read", "copy", "student.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	page = test_read_file("student.html");
+	ASSERT_NOT_NULL(page);
+	ASSERT(strstr(page, "http:") == NULL);
+	ASSERT(strstr(page, "https:") == NULL);
+	ASSERT(strstr(page, "<link") == NULL);
+	ASSERT(strstr(page, " src=") == NULL);
+	ASSERT_STR_CONTAINS(page, "<div id=\"selfcheck\" hidden>");
+	free(page);
+	dom = chromium_at("student.html", "", 1, NULL);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	ASSERT(strncmp(selfcheck_text(dom), "selfcheck: not run", 18) == 0);
+	t = strstr(dom, "<title>");
+	ASSERT_NOT_NULL(t);
+	ASSERT(strncmp(t, "<title>softdapl trace:", 22) == 0);
+	free(dom);
+
+	/* --selfcheck: run at load, whatever the URL. */
+	ASSERT_EQ(page_example("rdma-read", "copy", "dev.html", "--selfcheck"),
+		  0);
+	dom = chromium_at("dev.html", "", 0, NULL);
+	check_selfcheck(dom);
+	free(dom);
+
+	/* Narrow lanes: the labels are cut to the room between lifelines. */
+	write_fixture();
+	ASSERT_EQ(run_seq(&out, "-w", "120", "-o", "narrow.html",
+			  "client.trace", "server.trace", NULL), 0);
+	free(out);
+	page = test_read_file("narrow.html");
+	ASSERT_GE(count(page, "\xe2\x80\xa6<title>"), 5);
+	free(page);
+	dom = chromium_dom("narrow.html", 1);
+	check_selfcheck(dom);
+	free(dom);
+	return 0;
+}

@@ -22,9 +22,10 @@
  * classes current, future; data-path="P" and classes onpath and offpath;
  * data-folded="setup teardown" and class folded; data-eps="lane1 lane3"
  * and class epoff. The URL's fragment sets the same state at load, its
- * parts joined by '&': step=N, path=P, ep=NAME[,NAME], unfold, selfcheck
- * (the developers' check, whose result goes to the title and the hidden
- * <div id="selfcheck"> only).
+ * parts joined by '&': step=N, path=P, ep=NAME[,NAME], unfold, keys=K[,K]
+ * (keys pressed in turn, by their names: j, ArrowLeft, End, Space ...),
+ * selfcheck (the developers' check, whose result goes to the title and
+ * the hidden <div id="selfcheck"> only).
  */
 #include <stdio.h>
 #include <string.h>
@@ -286,6 +287,8 @@ static const char *const page_js =
 	"if(q.step!==undefined&&rows.length){var n=Math.max(0,Math.min("
 	"rows.length-1,+q.step||0));\n"
 	" st.fold[rows[n].dataset.part]=false;st.step=n;draw();}\n"
+	"if(q.keys)q.keys.split(',').forEach(function(k){document.dispatchEvent("
+	"new KeyboardEvent('keydown',{key:k==='Space'?' ':k}));});\n"
 	"})();\n";
 
 void page_tail(FILE *f, const char *selfcheck_js)
