@@ -2777,13 +2777,15 @@ TEST_IMPL(seq_page_fold)
 
 /*
  * The filter by lifeline: #ep=ep1 hides the other lifelines and the rows
- * that touch none of ep1's; a checkbox per lifeline.
+ * that touch none of ep1's, and the rows left close up; a checkbox per
+ * lifeline.
  */
 TEST_IMPL(seq_page_ep)
 {
 	char *dom, buf[256], lane[32];
 	const char *p;
 	int i, n, hidden = 0, kept = 0;
+	long h_ep, h_all;
 
 	if (page_example("send-recv", NULL, "ep.html", NULL) < 0)
 		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
@@ -2817,7 +2819,14 @@ TEST_IMPL(seq_page_ep)
 	ASSERT_GT(hidden, 0);
 	ASSERT_GT(kept, 0);
 	ASSERT_GE(count(dom, "<input type=\"checkbox\""), 2);
+	h_ep = attr(svg_tag(dom), "height");
 	free(dom);
+	/* The rows left close up: the page is shorter. */
+	dom = chromium_at("ep.html", "#unfold", 0, NULL);
+	h_all = attr(svg_tag(dom), "height");
+	free(dom);
+	printf("height: %ld for ep1, %ld for all\n", h_ep, h_all);
+	ASSERT_LT(h_ep + 100, h_all);
 	return 0;
 }
 
