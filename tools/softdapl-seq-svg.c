@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softdapl-seq: the diagram as an SVG picture (with a legend, no script)
- * or as a self-contained HTML page (the SVG inline, a legend above it and
- * a script that checks the drawing). Every row holds exactly one item, so
- * no two labels can overlap; the page's script checks this, and that every
- * arrow (a frame's, or an RDMA's that its initiator placed) ends on a
- * lifeline. Rows are spaced by the time between them (gap_px), and a wait
+ * or as a self-contained HTML page (the SVG inline, a legend above it, the
+ * page's controls and scripts of softdapl-seq-page.c, and a self-check of
+ * the drawing for developers). Every row holds exactly one item, so no
+ * two labels can overlap, and a label is cut to the room between the
+ * lifelines beside it (lane_room); the self-check checks this, and that
+ * every arrow (a frame's, or an RDMA's that its initiator placed) ends on
+ * a lifeline. Rows are spaced by the time between them (gap_px), and a wait
  * of --fold or more is a band with its length in words (put_folds).
  */
 #include <ctype.h>
