@@ -31,9 +31,16 @@
 
 int npaths;
 
-/* A post waiting for its frame, its completion or its response. */
+/*
+ * What a path waits for, in row order: the post's frame, its completion,
+ * the response to its request frame, the receive its message consumed,
+ * the place line of its RDMA.
+ */
+enum wait_kind { W_FRAME, W_DONE, W_RESP, W_RECV, W_PLACE };
+
 struct wait {
-	int item;		/* the post's line, or the frame awaiting */
+	enum wait_kind kind;
+	int item;		/* the post's line, or the rx awaiting */
 	int path;
 	int done;		/* taken */
 };
@@ -109,20 +116,23 @@ static const char *response_of(const char *op)
 	return NULL;
 }
 
-enum wait_kind { W_FRAME, W_DONE, W_RESP, W_RECV, W_PLACE };
-
 static void wait_add(enum wait_kind kind, int item, int path)
 {
 	GROW(waits, nwaits, awaits);
+	waits[nwaits].kind = kind;
 	waits[nwaits].item = item;
-	waits[nwaits].path = path * 8 + (int)kind;
+	waits[nwaits].path = path;
 	waits[nwaits].done = 0;
 	nwaits++;
 }
 
-/* Gives @it the path of the first wait of @kind that @ok accepts. */
+/* Whether @it is what the wait of line @w is for. */
 typedef int (*wait_ok)(const struct item *w, const struct item *it);
 
+/*
+ * Takes the first wait of @kind that @ok accepts for @it: returns its
+ * path, or -1 when none.
+ */
 static int wait_take(enum wait_kind kind, struct item *it, wait_ok ok)
 {
 	int i;
@@ -130,11 +140,11 @@ static int wait_take(enum wait_kind kind, struct item *it, wait_ok ok)
 	for (i = 0; i < nwaits; i++) {
 		struct wait *w = &waits[i];
 
-		if (w->done || w->path % 8 != (int)kind ||
+		if (w->done || w->kind != kind ||
 		    !ok(&items[w->item], it))
 			continue;
 		w->done = 1;
-		return w->path / 8;
+		return w->path;
 	}
 	return -1;
 }
