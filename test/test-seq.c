@@ -2880,3 +2880,66 @@ TEST_IMPL(seq_page_student)
 	free(dom);
 	return 0;
 }
+
+/*
+ * The row that holds @needle, after its <g class="row" tag: its
+ * data-path into @buf ("" when it has none, or no row holds @needle).
+ */
+static const char *path_of(const char *page, const char *needle, char *buf,
+			   size_t len)
+{
+	const char *p = find(page, needle);
+
+	buf[0] = '\0';
+	if (p == NULL)
+		return buf;
+	for (; p > page; p--)
+		if (strncmp(p, "<g class=\"row\"", 14) == 0)
+			return str_attr(p, "data-path", buf, len);
+	return buf;
+}
+
+/*
+ * The paths as softdapl-seq writes them for the fixture: the send's post,
+ * its frame, its completion and the receive it used at the server (whose
+ * own path is its post's); the read's post, request, response and
+ * completion; the receive the disconnect flushed on no send's path.
+ */
+TEST_IMPL(seq_page_paths_written)
+{
+	char *out, *page, send[32], read[32], buf[32];
+
+	write_fixture();
+	ASSERT_EQ(run_seq(&out, "-o", "paths.html", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	page = test_read_file("paths.html");
+	ASSERT_NOT_NULL(page);
+	path_of(page, "data-call=\"ep_post_send\" data-ret=\"DAT_SUCCESS\"",
+		send, sizeof(send));
+	path_of(page, "data-call=\"ep_post_rdma_read\"", read, sizeof(read));
+	ASSERT_NE(send[0], '\0');
+	ASSERT_NE(read[0], '\0');
+	ASSERT(strcmp(send, read) != 0);
+	printf("send: path %s, read: path %s\n", send, read);
+	ASSERT_STR_EQ(path_of(page, "data-op=\"SEND\" data-seq=\"3\"", buf,
+			      sizeof(buf)), send);
+	ASSERT_STR_EQ(path_of(page, "cookie=0x8 status=DAT_DTO_SUCCESS", buf,
+			      sizeof(buf)), send);
+	ASSERT(has_word(path_of(page, "cookie=0x1 status=DAT_DTO_SUCCESS", buf,
+				sizeof(buf)), send));
+	ASSERT(!has_word(path_of(page, "cookie=0x2 status=DAT_DTO_ERR_FLUSHED",
+				 buf, sizeof(buf)), send));
+	ASSERT_STR_EQ(path_of(page, "data-op=\"READ_REQ\"", buf, sizeof(buf)),
+		      read);
+	ASSERT_STR_EQ(path_of(page, "data-op=\"READ_RESP\"", buf, sizeof(buf)),
+		      read);
+	ASSERT_STR_EQ(path_of(page, "cookie=0x7 status=DAT_DTO_SUCCESS", buf,
+			      sizeof(buf)), read);
+	/* The failed post has no path; the handshake none either. */
+	ASSERT_STR_EQ(path_of(page, "data-ret=\"DAT_INVALID_STATE\"", buf,
+			      sizeof(buf)), "");
+	ASSERT_STR_EQ(path_of(page, "data-op=\"HELLO\"", buf, sizeof(buf)), "");
+	free(page);
+	return 0;
+}
