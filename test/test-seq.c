@@ -895,7 +895,8 @@ TEST_IMPL(seq_long_trace)
 
 /*
  * Decodes a PNG (8-bit RGB or RGBA, not interlaced) and prints
- * "png WIDTH HEIGHT NONWHITE": the pixels that are not white.
+ * "png WIDTH HEIGHT NONWHITE DARK": the pixels that are not white, and
+ * those that are dark (as text is, not dimmed).
  */
 static const char png_py[] =
 "import struct, sys, zlib\n"
@@ -913,6 +914,7 @@ static const char png_py[] =
 "    p += 12 + n\n"
 "bpp = 3 if ctype == 2 else 4\n"
 "raw, stride, prev, nonwhite, o = zlib.decompress(idat), w * bpp, None, 0, 0\n"
+"dark = 0\n"
 "for y in range(h):\n"
 "    f, row = raw[o], bytearray(raw[o + 1:o + 1 + stride])\n"
 "    o += 1 + stride\n"
@@ -932,16 +934,21 @@ static const char png_py[] =
 "    for i in range(0, stride, bpp):\n"
 "        if row[i] < 250 or row[i + 1] < 250 or row[i + 2] < 250:\n"
 "            nonwhite += 1\n"
+"        if row[i] + row[i + 1] + row[i + 2] < 300:\n"
+"            dark += 1\n"
 "    prev = row\n"
-"print('png', w, h, nonwhite)\n";
+"print('png', w, h, nonwhite, dark)\n";
 
 /*
- * Opens @html in headless Chromium: if @shot, a 1200x2000 screenshot into
+ * Opens @html with the URL fragment @frag ("#step=3", "" for none) in
+ * headless Chromium: if @shot_too, a 1200x2000 screenshot into
  * $TEST_TMPDIR/shot.png, checked to be a picture of that size that is not
- * blank; then the DOM after the page's scripts ran, returned (free it).
+ * blank, its dark pixels into *@dark (when python3 can count them, else
+ * -1); then the DOM after the page's scripts ran, returned (free it).
  * Returns NULL when Chromium is not installed.
  */
-static char *chromium_dom(const char *html, int shot_too)
+static char *chromium_at(const char *html, const char *frag, int shot_too,
+			 long *dark)
 {
 	const char *chromium = test_find_program("chromium");
 	char url[1200], udd[1200], shot[1200], *out, *dom;
@@ -952,7 +959,9 @@ static char *chromium_dom(const char *html, int shot_too)
 
 	if (chromium == NULL)
 		return NULL;
-	snprintf(url, sizeof(url), "file://%s", test_path(html));
+	snprintf(url, sizeof(url), "file://%s%s", test_path(html), frag);
+	if (dark != NULL)
+		*dark = -1;
 	snprintf(udd, sizeof(udd), "--user-data-dir=%s",
 		 test_path("chromium-profile"));
 	snprintf(shot, sizeof(shot), "--screenshot=%s", test_path("shot.png"));
@@ -986,14 +995,15 @@ static char *chromium_dom(const char *html, int shot_too)
 	ASSERT_EQ(h, 2000);
 	if (test_find_program("python3") != NULL) {
 		unsigned pw = 0, ph = 0;
-		long nonwhite = -1;
+		long nonwhite = -1, dk = -1;
 
 		test_write_file("png.py", png_py);
 		ASSERT_OK(test_run_cmdl(120, &status, &out, "python3",
 					test_path("png.py"), test_path("shot.png"),
 					NULL));
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-		    sscanf(out, "png %u %u %ld", &pw, &ph, &nonwhite) != 3)
+		    sscanf(out, "png %u %u %ld %ld", &pw, &ph, &nonwhite,
+			   &dk) != 4)
 			TEST_FAIL("decoding the screenshot failed:\n%s", out);
 		printf("screenshot: %s", out);
 		free(out);
@@ -1001,6 +1011,8 @@ static char *chromium_dom(const char *html, int shot_too)
 		ASSERT_EQ(ph, 2000);
 		/* Lifelines, boxes and text cover far more than this. */
 		ASSERT_GT(nonwhite, 20000);
+		if (dark != NULL)
+			*dark = dk;
 	} else {
 		/* A blank page compresses to a few kilobytes. */
 		printf("python3 missing: screenshot checked by size (%ld)\n",
@@ -1017,14 +1029,33 @@ dom:
 	return dom;
 }
 
-/* The page's own check (overlaps, arrows on lifelines) passed. */
-static void check_selfcheck(const char *dom)
+/* The page, its developers' self-check run (#selfcheck). */
+static char *chromium_dom(const char *html, int shot_too)
 {
-	const char *p = strstr(dom, "<div id=\"selfcheck\">");
+	return chromium_at(html, "#selfcheck", shot_too, NULL);
+}
+
+/* The text of the page's hidden <div id="selfcheck" hidden>. */
+static const char *selfcheck_text(const char *dom)
+{
+	const char *p = strstr(dom, "<div id=\"selfcheck\"");
 
 	ASSERT_NOT_NULL(p);
-	if (strncmp(p + 20, "selfcheck: ok ", 14) != 0)
-		TEST_FAIL("the page's self-check: %.600s", p + 20);
+	p = strchr(p, '>');
+	ASSERT_NOT_NULL(p);
+	return p + 1;
+}
+
+/*
+ * The page's own check (overlaps, labels over other lifelines, arrows on
+ * lifelines) passed.
+ */
+static void check_selfcheck(const char *dom)
+{
+	const char *p = selfcheck_text(dom);
+
+	if (strncmp(p, "selfcheck: ok ", 14) != 0)
+		TEST_FAIL("the page's self-check: %.600s", p);
 	ASSERT_STR_CONTAINS(dom, "<title>selfcheck: ok ");
 }
 
@@ -1501,7 +1532,7 @@ TEST_IMPL(seq_selfcheck_catches)
 	dom = chromium_dom("bad.html", 0);
 	if (dom == NULL)
 		TEST_SKIP("chromium missing: apt-get install -y chromium");
-	ASSERT_STR_CONTAINS(dom, "<div id=\"selfcheck\">selfcheck: FAIL 2: ");
+	ASSERT(strncmp(selfcheck_text(dom), "selfcheck: FAIL 2: ", 19) == 0);
 	ASSERT_STR_CONTAINS(dom, "overlap: \"overlapping one\" / "
 			    "\"overlapping two\"");
 	ASSERT_STR_CONTAINS(dom, "arrow off its lifelines: BOGUS #9");
@@ -2620,5 +2651,457 @@ TEST_IMPL(seq_pictures_lectures)
 	}
 	list[i] = NULL;
 	check_xmlv(list);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The page as a lesson: steps, paths, folds, the lifeline filter
+ */
+
+/*
+ * The page of example @name traced by the provider over @transport (NULL:
+ * the default), into @html with the extra option @opt (NULL: none).
+ * Returns 0, or -1 when the provider wrote no trace.
+ */
+static int page_example(const char *name, const char *transport,
+			const char *html, const char *opt)
+{
+	char *trace, *out;
+
+	test_setenv("SOFTDAPL_TRANSPORT", transport);
+	trace = trace_example(name);
+	test_setenv("SOFTDAPL_TRANSPORT", NULL);
+	if (trace == NULL)
+		return -1;
+	if (opt != NULL)
+		ASSERT_EQ(run_seq(&out, opt, "-o", html, trace, NULL), 0);
+	else
+		ASSERT_EQ(run_seq(&out, "-o", html, trace, NULL), 0);
+	free(out);
+	ASSERT_OK(remove(trace));
+	free(trace);
+	return 0;
+}
+
+/* The start tag of row @n (<g class="row ..." id="rowN" ...>), or NULL. */
+static const char *row_tag(const char *doc, int n)
+{
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), " id=\"row%d\" ", n);
+	p = find(doc, key);
+	if (p == NULL)
+		return NULL;
+	while (p > doc && *p != '<')
+		p--;
+	return p;
+}
+
+/*
+ * The value of attribute @name of the element at @s (up to its '>'),
+ * into @buf; "" when it has none.
+ */
+static const char *str_attr(const char *s, const char *name, char *buf,
+			    size_t len)
+{
+	char key[64];
+	const char *gt = strchr(s, '>'), *p, *q;
+
+	snprintf(key, sizeof(key), " %s=\"", name);
+	buf[0] = '\0';
+	p = strstr(s, key);
+	if (p == NULL || gt == NULL || p > gt)
+		return buf;
+	p += strlen(key);
+	q = strchr(p, '"');
+	snprintf(buf, len, "%.*s", (int)(q - p), p);
+	return buf;
+}
+
+/* Row @n's class attribute has the word @cls. */
+static int row_has(const char *doc, int n, const char *cls)
+{
+	char buf[256], word[64];
+	const char *t = row_tag(doc, n);
+
+	ASSERT_NOT_NULL(t);
+	snprintf(word, sizeof(word), " %s ", cls);
+	str_attr(t, "class", buf + 1, sizeof(buf) - 2);
+	buf[0] = ' ';
+	strcat(buf, " ");
+	return strstr(buf, word) != NULL;
+}
+
+/* The space-separated @list has @word. */
+static int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+static int rows_of(const char *doc)
+{
+	return count(doc, "<g class=\"row");
+}
+
+static const char *svg_tag(const char *doc)
+{
+	const char *p = find(doc, "<svg ");
+
+	ASSERT_NOT_NULL(p);
+	return p;
+}
+
+/*
+ * Stepping: #step=N makes row N the current one, the rows after it
+ * dimmed, those before it not; the keys (j next, k back, End, Escape)
+ * move the same way; the screenshot has far fewer dark pixels at the
+ * first step than with every row revealed. A key hint is on the page.
+ */
+TEST_IMPL(seq_page_step)
+{
+	long dark0, dark_all;
+	char *dom, buf[64];
+	int n, i;
+
+	if (page_example("rdma-read", "copy", "step.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	dom = chromium_at("step.html", "#step=5", 0, NULL);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	n = rows_of(dom);
+	ASSERT_GE(n, 12);
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-step", buf, sizeof(buf)),
+		      "5");
+	ASSERT(row_has(dom, 5, "current"));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(row_has(dom, i, "future"), i > 5);
+		if (i != 5)
+			ASSERT(!row_has(dom, i, "current"));
+	}
+	ASSERT_STR_CONTAINS(dom, "<div id=\"keys\">");
+	ASSERT_STR_CONTAINS(dom, "next row");
+	free(dom);
+
+	/* The keys: j, j, j, k from the start: the second row. */
+	dom = chromium_at("step.html", "#unfold&keys=j,j,j,k", 0, NULL);
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-step", buf, sizeof(buf)),
+		      "1");
+	ASSERT(row_has(dom, 1, "current"));
+	ASSERT(row_has(dom, 2, "future"));
+	ASSERT(!row_has(dom, 0, "future"));
+	free(dom);
+	dom = chromium_at("step.html", "#unfold&keys=j,End", 0, NULL);
+	snprintf(buf, sizeof(buf), "%d", n - 1);
+	ASSERT_STR_CONTAINS(dom, buf);
+	ASSERT(row_has(dom, n - 1, "current"));
+	ASSERT_EQ(count(dom, " future"), 0);
+	free(dom);
+	dom = chromium_at("step.html", "#step=3&keys=Escape", 0, NULL);
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-step", buf, sizeof(buf)),
+		      "");
+	ASSERT_EQ(count(dom, " future"), 0);
+	free(dom);
+
+	/* Pixels: the first step dims nearly everything. */
+	dom = chromium_at("step.html", "#step=0", 1, &dark0);
+	free(dom);
+	dom = chromium_at("step.html", "#unfold", 1, &dark_all);
+	free(dom);
+	printf("dark pixels: %ld at the first step, %ld all shown\n", dark0,
+	       dark_all);
+	if (dark0 >= 0)
+		ASSERT_LT(dark0 * 2, dark_all);
+	return 0;
+}
+
+/*
+ * An RDMA read's path (SOFTDAPL_TRANSPORT=copy: through frames): a click
+ * (#path=P, P from the post's row) highlights the post, the READ_REQ and
+ * READ_RESP frames and the completion, and dims every other row.
+ */
+TEST_IMPL(seq_page_path)
+{
+	char *page, *dom, frag[64], path[32], buf[64];
+	const char *p, *row = NULL;
+	int i, n, on = 0;
+	long dark_path, dark_none;
+
+	if (page_example("rdma-read", "copy", "path.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	page = test_read_file("path.html");
+	ASSERT_NOT_NULL(page);
+	/* The post's row: the last <g class="row" before its call. */
+	p = find(page, "data-call=\"ep_post_rdma_read\"");
+	ASSERT_NOT_NULL(p);
+	for (; p > page; p--)
+		if (strncmp(p, "<g class=\"row\"", 14) == 0) {
+			row = p;
+			break;
+		}
+	ASSERT_NOT_NULL(row);
+	str_attr(row, "data-path", path, sizeof(path));
+	ASSERT_NE(path[0], '\0');
+	path[strcspn(path, " ")] = '\0';
+	free(page);
+	snprintf(frag, sizeof(frag), "#path=%s", path);
+	dom = chromium_at("path.html", frag, 1, &dark_path);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-path", buf, sizeof(buf)),
+		      path);
+	n = rows_of(dom);
+	for (i = 0; i < n; i++) {
+		const char *t = row_tag(dom, i), *end = find(t, "</g>\n<g");
+		char *g = strndup(t, end ? (size_t)(end - t) : strlen(t));
+		int want = strstr(g, "data-call=\"ep_post_rdma_read\"") ||
+			strstr(g, "data-op=\"READ_REQ\"") ||
+			strstr(g, "data-op=\"READ_RESP\"") ||
+			(strstr(g, "<g class=\"dto ok\" data-lane=\"") &&
+			 strstr(g, "data-op=\"RDMA_READ\""));
+
+		if (row_has(dom, i, "onpath") != want)
+			TEST_FAIL("row %d: %s, want %s:\n%.400s", i,
+				  row_has(dom, i, "onpath") ? "on the path" :
+				  "off it", want ? "on" : "off", g);
+		ASSERT_EQ(row_has(dom, i, "offpath"), !want);
+		on += want;
+		free(g);
+	}
+	ASSERT_EQ(on, 4);
+	free(dom);
+	dom = chromium_at("path.html", "#unfold", 1, &dark_none);
+	free(dom);
+	/* And the highlight clears: a click again, or Escape. */
+	snprintf(frag, sizeof(frag), "#path=%s&keys=Escape", path);
+	dom = chromium_at("path.html", frag, 0, NULL);
+	ASSERT_EQ(count(dom, " onpath"), 0);
+	ASSERT_EQ(count(dom, " offpath"), 0);
+	free(dom);
+	printf("dark pixels: %ld the path, %ld none\n", dark_path, dark_none);
+	if (dark_path >= 0)
+		ASSERT_LT(dark_path, dark_none);
+	return 0;
+}
+
+/*
+ * Setup and teardown folded by default, each into one labelled row, the
+ * page shorter; #unfold (or the key f) unfolds them.
+ */
+TEST_IMPL(seq_page_fold)
+{
+	char *dom, buf[64];
+	long h_folded, h_open;
+	int i, n, setup = 0;
+
+	if (page_example("send-recv", NULL, "fold.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	dom = chromium_at("fold.html", "", 1, NULL);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-folded", buf, sizeof(buf)),
+		      "setup teardown");
+	n = rows_of(dom);
+	for (i = 0; i < n; i++) {
+		const char *t = row_tag(dom, i);
+
+		str_attr(t, "data-part", buf, sizeof(buf));
+		ASSERT_EQ(row_has(dom, i, "folded"), strcmp(buf, "body") != 0);
+		setup += strcmp(buf, "setup") == 0;
+	}
+	ASSERT_GE(setup, 5);
+	snprintf(buf, sizeof(buf), "setup: %d rows", setup);
+	ASSERT_STR_CONTAINS(dom, buf);
+	ASSERT_STR_CONTAINS(dom, "<g class=\"partfold\" data-part=\"setup\"");
+	h_folded = attr(svg_tag(dom), "height");
+	free(dom);
+	dom = chromium_at("fold.html", "#unfold", 0, NULL);
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-folded", buf, sizeof(buf)),
+		      "");
+	for (i = 0; i < n; i++)
+		ASSERT(!row_has(dom, i, "folded"));
+	h_open = attr(svg_tag(dom), "height");
+	free(dom);
+	printf("height: %ld folded, %ld unfolded\n", h_folded, h_open);
+	ASSERT_LT(h_folded + 200, h_open);
+	dom = chromium_at("fold.html", "#keys=f", 0, NULL);
+	for (i = 0; i < n; i++)
+		ASSERT(!row_has(dom, i, "folded"));
+	free(dom);
+	return 0;
+}
+
+/*
+ * The filter by lifeline: #ep=ep1 hides the other lifelines and the rows
+ * that touch none of ep1's, and the rows left close up; a checkbox per
+ * lifeline.
+ */
+TEST_IMPL(seq_page_ep)
+{
+	char *dom, buf[256], lane[32];
+	const char *p;
+	int i, n, hidden = 0, kept = 0;
+	long h_ep, h_all;
+
+	if (page_example("send-recv", NULL, "ep.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	dom = chromium_at("ep.html", "#unfold&ep=ep1", 1, NULL);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	p = find(dom, "data-lane=\"ep1\" data-pid=");
+	ASSERT_NOT_NULL(p);
+	while (*p != '<')
+		p--;
+	str_attr(p, "id", lane, sizeof(lane));
+	ASSERT_STR_EQ(str_attr(svg_tag(dom), "data-eps", buf, sizeof(buf)),
+		      lane);
+	ASSERT(strstr(str_attr(p, "class", buf, sizeof(buf)), "epoff") == NULL);
+	p = find(dom, "data-lane=\"ep2\" data-pid=");
+	ASSERT_NOT_NULL(p);
+	while (*p != '<')
+		p--;
+	ASSERT_STR_CONTAINS(str_attr(p, "class", buf, sizeof(buf)), "epoff");
+	n = rows_of(dom);
+	for (i = 0; i < n; i++) {
+		const char *t = row_tag(dom, i);
+
+		str_attr(t, "data-lanes", buf, sizeof(buf));
+		ASSERT_EQ(row_has(dom, i, "epoff"), !has_word(buf, lane));
+		if (row_has(dom, i, "epoff"))
+			hidden++;
+		else
+			kept++;
+	}
+	ASSERT_GT(hidden, 0);
+	ASSERT_GT(kept, 0);
+	ASSERT_GE(count(dom, "<input type=\"checkbox\""), 2);
+	h_ep = attr(svg_tag(dom), "height");
+	free(dom);
+	/* The rows left close up: the page is shorter. */
+	dom = chromium_at("ep.html", "#unfold", 0, NULL);
+	h_all = attr(svg_tag(dom), "height");
+	free(dom);
+	printf("height: %ld for ep1, %ld for all\n", h_ep, h_all);
+	ASSERT_LT(h_ep + 100, h_all);
+	return 0;
+}
+
+/*
+ * What a student sees: nothing from the network (no http: or https:
+ * anywhere), no self-check (hidden, not run, not in the title) unless
+ * #selfcheck or --selfcheck asks for it, and no label over a lifeline but
+ * its own, even with narrow lanes (cut, whole in a tooltip).
+ */
+TEST_IMPL(seq_page_student)
+{
+	char *page, *dom, *out;
+	const char *t;
+
+	if (page_example("rdma-read", "copy", "student.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	page = test_read_file("student.html");
+	ASSERT_NOT_NULL(page);
+	ASSERT(strstr(page, "http:") == NULL);
+	ASSERT(strstr(page, "https:") == NULL);
+	ASSERT(strstr(page, "<link") == NULL);
+	ASSERT(strstr(page, " src=") == NULL);
+	ASSERT_STR_CONTAINS(page, "<div id=\"selfcheck\" hidden>");
+	free(page);
+	dom = chromium_at("student.html", "", 1, NULL);
+	if (dom == NULL)
+		TEST_SKIP("chromium missing: apt-get install -y chromium");
+	ASSERT(strncmp(selfcheck_text(dom), "selfcheck: not run", 18) == 0);
+	t = strstr(dom, "<title>");
+	ASSERT_NOT_NULL(t);
+	ASSERT(strncmp(t, "<title>softdapl trace:", 22) == 0);
+	free(dom);
+
+	/* --selfcheck: run at load, whatever the URL. */
+	ASSERT_EQ(page_example("rdma-read", "copy", "dev.html", "--selfcheck"),
+		  0);
+	dom = chromium_at("dev.html", "", 0, NULL);
+	check_selfcheck(dom);
+	free(dom);
+
+	/* Narrow lanes: the labels are cut to the room between lifelines. */
+	write_fixture();
+	ASSERT_EQ(run_seq(&out, "-w", "120", "-o", "narrow.html",
+			  "client.trace", "server.trace", NULL), 0);
+	free(out);
+	page = test_read_file("narrow.html");
+	ASSERT_GE(count(page, "\xe2\x80\xa6<title>"), 5);
+	free(page);
+	dom = chromium_dom("narrow.html", 1);
+	check_selfcheck(dom);
+	free(dom);
+	return 0;
+}
+
+/*
+ * The row that holds @needle, after its <g class="row" tag: its
+ * data-path into @buf ("" when it has none, or no row holds @needle).
+ */
+static const char *path_of(const char *page, const char *needle, char *buf,
+			   size_t len)
+{
+	const char *p = find(page, needle);
+
+	buf[0] = '\0';
+	if (p == NULL)
+		return buf;
+	for (; p > page; p--)
+		if (strncmp(p, "<g class=\"row\"", 14) == 0)
+			return str_attr(p, "data-path", buf, len);
+	return buf;
+}
+
+/*
+ * The paths as softdapl-seq writes them for the fixture: the send's post,
+ * its frame, its completion and the receive it used at the server (whose
+ * own path is its post's); the read's post, request, response and
+ * completion; the receive the disconnect flushed on no send's path.
+ */
+TEST_IMPL(seq_page_paths_written)
+{
+	char *out, *page, send[32], read[32], buf[32];
+
+	write_fixture();
+	ASSERT_EQ(run_seq(&out, "-o", "paths.html", "client.trace",
+			  "server.trace", NULL), 0);
+	free(out);
+	page = test_read_file("paths.html");
+	ASSERT_NOT_NULL(page);
+	path_of(page, "data-call=\"ep_post_send\" data-ret=\"DAT_SUCCESS\"",
+		send, sizeof(send));
+	path_of(page, "data-call=\"ep_post_rdma_read\"", read, sizeof(read));
+	ASSERT_NE(send[0], '\0');
+	ASSERT_NE(read[0], '\0');
+	ASSERT(strcmp(send, read) != 0);
+	printf("send: path %s, read: path %s\n", send, read);
+	ASSERT_STR_EQ(path_of(page, "data-op=\"SEND\" data-seq=\"3\"", buf,
+			      sizeof(buf)), send);
+	ASSERT_STR_EQ(path_of(page, "cookie=0x8 status=DAT_DTO_SUCCESS", buf,
+			      sizeof(buf)), send);
+	ASSERT(has_word(path_of(page, "cookie=0x1 status=DAT_DTO_SUCCESS", buf,
+				sizeof(buf)), send));
+	ASSERT(!has_word(path_of(page, "cookie=0x2 status=DAT_DTO_ERR_FLUSHED",
+				 buf, sizeof(buf)), send));
+	ASSERT_STR_EQ(path_of(page, "data-op=\"READ_REQ\"", buf, sizeof(buf)),
+		      read);
+	ASSERT_STR_EQ(path_of(page, "data-op=\"READ_RESP\"", buf, sizeof(buf)),
+		      read);
+	ASSERT_STR_EQ(path_of(page, "cookie=0x7 status=DAT_DTO_SUCCESS", buf,
+			      sizeof(buf)), read);
+	/* The failed post has no path; the handshake none either. */
+	ASSERT_STR_EQ(path_of(page, "data-ret=\"DAT_INVALID_STATE\"", buf,
+			      sizeof(buf)), "");
+	ASSERT_STR_EQ(path_of(page, "data-op=\"HELLO\"", buf, sizeof(buf)), "");
+	free(page);
 	return 0;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * softdapl-seq: the diagram as an SVG picture (with a legend, no script)
- * or as a self-contained HTML page (the SVG inline, a legend above it and
- * a script that checks the drawing). Every row holds exactly one item, so
- * no two labels can overlap; the page's script checks this, and that every
- * arrow (a frame's, or an RDMA's that its initiator placed) ends on a
- * lifeline. Rows are spaced by the time between them (gap_px), and a wait
+ * or as a self-contained HTML page (the SVG inline, a legend above it, the
+ * page's controls and scripts of softdapl-seq-page.c, and a self-check of
+ * the drawing for developers). Every row holds exactly one item, so no
+ * two labels can overlap, and a label is cut to the room between the
+ * lifelines beside it (lane_room); the self-check checks this, and that
+ * every arrow (a frame's, or an RDMA's that its initiator placed) ends on
+ * a lifeline. Rows are spaced by the time between them (gap_px), and a wait
  * of --fold or more is a band with its length in words (put_folds).
  */
 #include <ctype.h>
@@ -240,6 +242,20 @@ static void esc(const char *s, int max)
 	}
 }
 
+/*
+ * @s cut to @max characters (esc); when cut, whole in the text's tooltip,
+ * a <title> inside the <text>.
+ */
+static void esc_cut(const char *s, int max)
+{
+	esc(s, max);
+	if (max >= 0 && text_len(s) > max) {
+		put("<title>");
+		esc(s, -1);
+		put("</title>");
+	}
+}
+
 static void put_fileline(const struct item *it)
 {
 	esc(files[it->file], -1);
@@ -266,12 +282,42 @@ static void put_title(const struct item *it)
 }
 
 
-/* A note box centred on its lane (moved inside the picture if need be). */
+/*
+ * The nearest lifelines left and right of @x (not at @x): their x, or the
+ * time column's edge and the picture's. A label stays between them, so
+ * that it is over no lifeline but its own.
+ */
+static void lane_room(int x, int *lo, int *hi)
+{
+	int i;
+
+	*lo = LEFT;
+	*hi = width;
+	for (i = 0; i < nshown_lanes; i++) {
+		int lx = lanes[lane_order[i]].x;
+
+		if (lx < x && lx > *lo)
+			*lo = lx;
+		if (lx > x && lx < *hi)
+			*hi = lx;
+	}
+}
+
+/*
+ * A note box centred on its lane, between the lifelines on either side
+ * (lane_room): cut with an ellipsis when wider, its row's tooltip says it
+ * whole.
+ */
 static void put_note(const struct item *it, const char *cls, const char *text,
 		     int y)
 {
-	int x = lanes[it->lane].x, chars = text_len(text), w, bx;
-	int room = (width - LEFT - 8) / CHAR_W;
+	int x = lanes[it->lane].x, chars = text_len(text), w, bx, lo, hi;
+	int room;
+
+	lane_room(x, &lo, &hi);
+	lo += 4;
+	hi -= 4;
+	room = (int)((hi - lo - 8) / CHAR_W);
 
 	if (chars > MAX_CHARS)
 		chars = MAX_CHARS;
@@ -279,14 +325,14 @@ static void put_note(const struct item *it, const char *cls, const char *text,
 		chars = room;
 	w = (int)(chars * CHAR_W) + 8;
 	bx = x - w / 2;
-	if (bx < LEFT + 2)
-		bx = LEFT + 2;
-	if (bx + w > width - 2)
-		bx = width - 2 - w;
+	if (bx < lo)
+		bx = lo;
+	if (bx + w > hi)
+		bx = hi - w;
 	P("<rect class=\"box %s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"14\" "
 	  "rx=\"3\"/>", cls, bx, y + 2, w);
 	P("<text class=\"lbl\" x=\"%d\" y=\"%d\">", bx + 4, y + 13);
-	esc(text, chars);
+	esc_cut(text, chars);
 	put("</text>");
 }
 
@@ -400,7 +446,8 @@ static void put_lanes(void)
 				break;
 			}
 		}
-		P("<rect class=\"statebar\" data-state=\"");
+		P("<rect class=\"statebar\" data-lane=\"lane%d\" "
+		  "data-state=\"", it->lane);
 		esc(to, -1);
 		P("\" x=\"%d\" y=\"%d\" width=\"5\" height=\"%d\" fill=\"%s\" "
 		  "opacity=\"0.55\"/>\n", lanes[it->lane].x - 2, it->y + 16,
@@ -508,16 +555,20 @@ static void put_frame_attrs(const struct item *tx, const struct item *rx,
 	put(">");
 }
 
+/* A frame's words from @x toward @dir, up to the next lifeline. */
 static void put_frame_text(int x, int y, int dir, const char *text)
 {
-	int room = dir > 0 ? width - x - 4 : x - LEFT - 4;
+	int lo, hi, room;
+
+	lane_room(x, &lo, &hi);
+	room = dir > 0 ? hi - x - 4 : x - lo - 4;
 	int max = (int)(room / (CHAR_W * 10 / 11));
 
 	if (max > MAX_CHARS)
 		max = MAX_CHARS;
 	P("<text class=\"lbl\" x=\"%d\" y=\"%d\" text-anchor=\"%s\">", x, y,
 	  dir > 0 ? "start" : "end");
-	esc(text, max);
+	esc_cut(text, max);
 	put("</text>");
 }
 
@@ -918,7 +969,7 @@ static int put_notice(int draw, const char *title)
 static void put_svg(int standalone, const char *title)
 {
 	/* A picture's notice: a band on top, everything else below it. */
-	int i, band = standalone ? put_notice(0, title) : 0;
+	int i, row = 0, band = standalone ? put_notice(0, title) : 0;
 
 	P("<svg %sclass=\"seq\" width=\"%d\" height=\"%d\" "
 	  "viewBox=\"0 0 %d %d\">\n", standalone ?
@@ -936,13 +987,26 @@ static void put_svg(int standalone, const char *title)
 	}
 	put_marker_defs();
 	put("\n");
+	if (!standalone)
+		page_content_open(out, width, body_height);
 	put_lanes();
 	put_rnr_bands();
 	put_folds(0);
-	for (i = 0; i < norder; i++)
-		if (items[order[i]].shown)
-			put_item(&items[order[i]]);
+	for (i = 0; i < norder; i++) {
+		const struct item *it = &items[order[i]];
+
+		if (!it->shown)
+			continue;
+		/* The page: each row a group of its own, to step through. */
+		if (!standalone && row_drawn(it))
+			page_row_open(out, it, row++);
+		put_item(it);
+		if (!standalone && row_drawn(it))
+			page_row_close(out);
+	}
 	put_folds(1);
+	if (!standalone)
+		page_content_close(out, width);
 	if (standalone) {
 		put("<g class=\"legend\">");
 		legend_rows(1);
@@ -955,14 +1019,18 @@ static void put_svg(int standalone, const char *title)
 }
 
 /*
- * The page's self-check: no two texts overlap, every arrow (a frame's or a
- * placed RDMA's) starts and ends on the lifeline of its lane (a stub on
- * one of them), within its extent.
+ * The page's self-check, for developers and tests: no two texts overlap,
+ * no row's text is over a lifeline but its own, and every arrow (a
+ * frame's or a placed RDMA's) starts and ends on the lifeline of its lane
+ * (a stub on one of them), within its extent. seqSelfcheck() returns
+ * "selfcheck: ok ..." or "selfcheck: FAIL N: ..."; the page's script
+ * runs it for #selfcheck or --selfcheck only (softdapl-seq-page.c).
  */
 static const char *const selfcheck_js =
-	"(function(){\n"
+	"function seqSelfcheck(){\n"
 	"var svg=document.querySelector('svg.seq'),bad=[],i,j;\n"
-	"var t=[].slice.call(svg.querySelectorAll('text')).map(function(e){\n"
+	"var t=[].slice.call(svg.querySelectorAll('text')).filter(function(e){\n"
+	" return e.getClientRects().length>0;}).map(function(e){\n"
 	" var b=e.getBBox();return{e:e,x:b.x,y:b.y,w:b.width,h:b.height};});\n"
 	"t.sort(function(a,b){return a.y-b.y;});\n"
 	"for(i=0;i<t.length;i++)for(j=i+1;j<t.length&&t[j].y<t[i].y+t[i].h-0.5;"
@@ -986,19 +1054,19 @@ static const char *const selfcheck_js =
 	" if(!f&&!to)ok=false;if(f&&to&&y2<y1)ok=false;\n"
 	" if(!ok)bad.push('arrow off its lifelines: '+g.dataset.op+"
 	"(g.dataset.seq?' #'+g.dataset.seq:''));});\n"
+	"t.forEach(function(a){var r=a.e.closest('g.row'),own;\n"
+	" if(!r||a.w<=0||a.e.classList.contains('contrast'))return;\n"
+	" own=r.dataset.lanes.split(' ');\n"
+	" Object.keys(lanes).forEach(function(id){var l=lanes[id];\n"
+	"  if(own.indexOf(id)<0&&l.x>a.x+0.5&&l.x<a.x+a.w-0.5&&"
+	"a.y<l.bottom&&a.y+a.h>l.top)\n"
+	"   bad.push('over lifeline '+id+': \"'+a.e.textContent+'\"');});});\n"
 	"var r=bad.length?'selfcheck: FAIL '+bad.length+': '+bad.slice(0,5)."
 	"join('; '):\n"
 	" 'selfcheck: ok '+t.length+' labels, '+fr.length+' frames, '+"
 	"Object.keys(lanes).length+' lifelines'+"
 	"(pl.length?', '+pl.length+' placed':'');\n"
-	"document.getElementById('selfcheck').textContent=r;\n"
-	"document.title=r+' \\u2014 '+document.title;\n"
-	"var h=svg.querySelector('g.headers');\n"
-	"window.addEventListener('scroll',function(){\n"
-	" var d=Math.max(0,-svg.getBoundingClientRect().top);\n"
-	" h.setAttribute('transform','translate(0,'+d+')');\n"
-	" h.classList.toggle('stuck',d>0);});\n"
-	"})();\n";
+	"return r;}\n";
 
 /* The page, to @f; svg_layout(0) has run. Errors are left in @f. */
 void write_html(FILE *f, const char *title)
@@ -1012,8 +1080,9 @@ void write_html(FILE *f, const char *title)
 	  "#notice{font-size:13px;max-width:60em;margin:0 0 6px}"
 	  "#legend{font-size:12px;color:#455a64;margin:0 0 6px}"
 	  "#legend span{margin-right:12px}"
-	  "#selfcheck{font:11px monospace;color:#757575;margin-top:6px}%s"
-	  "%s</style>\n</head><body>\n<h1>", css, rnr_shown() ? rnr_css : "");
+	  "%s%s", css, rnr_shown() ? rnr_css : "");
+	page_head(out);
+	put("</style>\n</head><body>\n<h1>");
 	esc(title, -1);
 	put("</h1>\n");
 	if (nnotice > 0) {
@@ -1044,10 +1113,10 @@ void write_html(FILE *f, const char *title)
 	if (rnr_shown())
 		put("<span>\xe2\x96\xae receiver not ready (RNR): not "
 		    "reading</span>");
-	put("</div>\n");
+	put("</div>\n<div id=\"lanes\">Lifelines: </div>\n");
 	put_svg(0, title);
-	P("<div id=\"selfcheck\">selfcheck: not run</div>\n<script>\n%s"
-	  "</script>\n</body></html>\n", selfcheck_js);
+	page_tail(out, selfcheck_js);
+	put("</body></html>\n");
 }
 
 /* The picture, to @f; svg_layout(1) has run. Errors are left in @f. */

@@ -27,10 +27,14 @@
  * ("300 ms pass"), a row "... 300 ms pass ..." in the text. --notice
  * adds a few lines of the reader's own under the title of every output.
  *
- * Because every row holds exactly one item, no two labels can overlap: a
- * note may be wider than its lane. The HTML page checks this, and that
- * every arrow ends on a lifeline, with a script that writes the result into
- * <div id="selfcheck"> and the title. The text output has the same rows.
+ * Because every row holds exactly one item, no two labels can overlap,
+ * and a label is cut to the room between the lifelines beside it. The
+ * HTML page teaches: the keys step through the rows, a click shows an
+ * operation's path, setup and teardown fold, lifelines can be hidden
+ * (softdapl-seq-page.c). Its developers' check of the drawing (overlaps,
+ * labels over lifelines, arrows off them) runs for #selfcheck or
+ * --selfcheck and writes its result to the title and a hidden
+ * <div id="selfcheck">. The text output has the same rows.
  *
  * Needs nothing but libc. Exit status: 0 when something was drawn (lines
  * that could not be parsed are reported on stderr with file:line and
@@ -119,7 +123,15 @@ static void usage(FILE *f)
 "      --notice FILE     print the lines of FILE under the title (what\n"
 "                        a reader should notice), wrapped to the width\n"
 "  -w, --lane-width PX   pixels between lifelines (default 210)\n"
+"      --selfcheck       page: run the developers' check of the drawing\n"
+"                        at load (else only for the URL's #selfcheck);\n"
+"                        its result goes to the title\n"
 "  -h, --help            this text\n"
+"\n"
+"The page: Right/j/Space and Left/k step through the rows, a click on a\n"
+"row shows its operation's path, f folds setup and teardown, boxes above\n"
+"hide lifelines; the URL's #step=N, #path=P, #ep=NAME, #unfold do the\n"
+"same (softdapl-seq(1)). It needs no network.\n"
 "\n"
 "Rows are in causal order: a call above what it caused, a frame's tx\n"
 "above its rx. Times are milliseconds after the first line, \"+1.234 ms\",\n"
@@ -197,6 +209,7 @@ int main(int argc, char **argv)
 		{ "even", no_argument, NULL, 'E' },
 		{ "fold", required_argument, NULL, 'L' },
 		{ "notice", required_argument, NULL, 'N' },
+		{ "selfcheck", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -270,6 +283,7 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case 'S': opt_selfcheck = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); ret = 2; goto out;
 		}
@@ -331,6 +345,7 @@ int main(int argc, char **argv)
 	order_items();
 	apply_filters();
 	mark_folds();
+	mark_paths();
 	for (i = 0; i < nitems; i++)
 		shown += items[i].shown;
 	if (shown == 0) {

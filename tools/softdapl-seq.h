@@ -12,9 +12,12 @@
  *                          causal order; apply_filters(): shown;
  *                          mark_folds(): gap, fold; sort_lanes():
  *                          lane_order[], the lifelines left to right
+ *   softdapl-seq-path.c    mark_paths(): each row's operations (path,
+ *                          path2) and part (setup, body, teardown)
  *   softdapl-seq-label.c   the words of a row (frame labels, notes,
  *                          lifeline names), shared by every output
  *   softdapl-seq-svg.c     svg_layout(), write_svg(), write_html()
+ *   softdapl-seq-page.c    the page's steps, paths, folds and filters
  *   softdapl-seq-text.c    write_text(): the same rows in plain ASCII
  *   softdapl-seq.c         main: options, the steps in order, cleanup
  *
@@ -64,6 +67,8 @@ struct item {
 	int fold;		/* shown: a folded wait (gap >= opt_fold) above */
 	int y, h;		/* the SVG row: top and height in pixels */
 	int fold_y;		/* fold: the SVG band's top */
+	int path, path2;	/* the operations it is part of, or -1 */
+	int part;		/* PART_SETUP, PART_BODY or PART_TEARDOWN */
 };
 
 struct lane {
@@ -158,6 +163,15 @@ void sort_lanes(void);
 void free_layout(void);
 
 /*
+ * softdapl-seq-path.c: the operations and the parts of the session, for
+ * the page. Valid after mark_folds(); npaths: the path ids, 0 to npaths - 1.
+ */
+enum { PART_SETUP, PART_BODY, PART_TEARDOWN };
+
+extern int npaths;
+void mark_paths(void);
+
+/*
  * softdapl-seq-label.c: the words of rows. @ascii picks plain ASCII
  * (the text output) over the UTF-8 marks of the pictures.
  */
@@ -193,6 +207,24 @@ extern int lane_w;		/* --lane-width */
 void svg_layout(int picture);
 void write_svg(FILE *f, const char *title);
 void write_html(FILE *f, const char *title);
+
+/*
+ * softdapl-seq-page.c: what makes the page teach (keys, paths, folds, the
+ * EP filter), called by write_html(). page_row_open() and page_row_close()
+ * wrap a row's drawing in <g class="row">; page_content_open() and
+ * page_content_close() wrap the rows and lifelines so that the parts can
+ * fold (@bottom: the rows' bottom, @width the picture's). page_tail()
+ * writes the controls, the style and the script. opt_selfcheck: the
+ * developers' self-check runs at load, not only for #selfcheck.
+ */
+extern int opt_selfcheck;
+void page_content_open(FILE *f, int width, int bottom);
+void page_content_close(FILE *f, int width);
+void page_row_open(FILE *f, const struct item *it, int row);
+void page_row_close(FILE *f);
+int row_drawn(const struct item *it);
+void page_head(FILE *f);
+void page_tail(FILE *f, const char *selfcheck_js);
 
 /*
  * softdapl-seq-text.c: the diagram in plain ASCII, @width columns at most
