@@ -1409,15 +1409,37 @@ TEST_IMPL(seq_who)
 	if (trace == NULL)
 		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
 	ASSERT_EQ(run_seq(&out, "-f", "text", "-W", "200", trace, NULL), 0);
-	ASSERT_STR_CONTAINS(out, "[eng] READ_RESP");
-	ASSERT_STR_CONTAINS(out, "[post] READ_REQ");
+	/*
+	 * A frame's tag names its sender's thread and its receiver's: the
+	 * target's engine took the request and sent the response; the
+	 * initiator's engine, or its consumer polling in dat_evd_wait, took
+	 * the response.
+	 */
+	ASSERT_STR_CONTAINS(out, "[post>eng] READ_REQ");
+	if (strstr(out, "[eng>eng] READ_RESP") == NULL &&
+	    strstr(out, "[eng>wait] READ_RESP") == NULL)
+		TEST_FAIL("no [eng>eng] or [eng>wait] READ_RESP:\n%s", out);
 	ASSERT_STR_CONTAINS(out, "RDMA_READ len=32");
 	free(out);
 	ASSERT_EQ(run_seq(&out, "-o", "who.svg", trace, NULL), 0);
 	free(out);
 	doc = test_read_file("who.svg");
 	ASSERT_NOT_NULL(doc);
-	ASSERT_STR_CONTAINS(doc, "[eng] READ_RESP");
+	/* Each thread's name in its colour, and the legend says which. */
+	ASSERT_STR_CONTAINS(doc, "[<tspan class=\"by-post\">post</tspan>&gt;"
+			    "<tspan class=\"by-eng\">eng</tspan>] READ_REQ");
+	ASSERT_STR_CONTAINS(doc, "[<tspan class=\"by-eng\">eng</tspan>&gt;");
+	ASSERT_STR_CONTAINS(doc, ".by-eng{fill:#558b2f");
+	ASSERT_STR_CONTAINS(doc, "<tspan class=\"by-eng\">[eng] the engine "
+			    "thread</tspan>");
+	ASSERT_STR_CONTAINS(doc, "[post/cons] the consumer, in its own DAT "
+			    "call");
+	free(doc);
+	ASSERT_EQ(run_seq(&out, "-o", "who.html", trace, NULL), 0);
+	free(out);
+	doc = test_read_file("who.html");
+	ASSERT_NOT_NULL(doc);
+	ASSERT_STR_CONTAINS(doc, "<span class=\"by-wait\">[wait/dequeue] ");
 	free(doc);
 	unlink(trace);
 	free(trace);

@@ -67,30 +67,40 @@ static const char *status_short(const char *status)
 	return status;
 }
 
+/* The short name of a by= value (TRACE.md): "eng", "post", "wait" ... */
+static const char *who_name(const char *by)
+{
+	if (strcmp(by, "engine") == 0)
+		return "eng";
+	if (strcmp(by, "initiator") == 0)
+		return "init";
+	if (strncmp(by, "dat_ep_post_", 12) == 0 ||
+	    strncmp(by, "dat_ib_post_", 12) == 0 ||
+	    strcmp(by, "dat_srq_post_recv") == 0)
+		return "post";	/* a post, the IB extension's requests too */
+	if (strcmp(by, "dat_evd_wait") == 0 ||
+	    strcmp(by, "dat_evd_dequeue") == 0)
+		return by + 8;	/* "wait", "dequeue" */
+	return "cons";	/* "consumer", another call (its tooltip) */
+}
+
 /*
  * "[eng] ", "[wait] ", "[post] ": whose thread wrote @it (its by=,
- * TRACE.md), before its label; "" for a trace without by=.
+ * TRACE.md), before its label; for a frame received, the sender's and
+ * the receiver's, "[post>eng] "; "" for a trace without by=.
  */
 static const char *who_tag(const struct item *it, char *buf, size_t len)
 {
-	const char *by = find_kv(it, "by");
+	const char *by = find_kv(it, "by"), *rx = NULL;
 
 	if (by == NULL)
 		return "";
-	if (strcmp(by, "engine") == 0)
-		by = "eng";
-	else if (strcmp(by, "initiator") == 0)
-		by = "init";
-	else if (strncmp(by, "dat_ep_post_", 12) == 0 ||
-		 strncmp(by, "dat_ib_post_", 12) == 0 ||
-		 strcmp(by, "dat_srq_post_recv") == 0)
-		by = "post";	/* a post, the IB extension's requests too */
-	else if (strcmp(by, "dat_evd_wait") == 0 ||
-		 strcmp(by, "dat_evd_dequeue") == 0)
-		by += 8;	/* "wait", "dequeue" */
+	if (it->kind == K_TX && it->match >= 0)
+		rx = find_kv(&items[it->match], "by");
+	if (rx != NULL)
+		snprintf(buf, len, "[%s>%s] ", who_name(by), who_name(rx));
 	else
-		by = "cons";	/* "consumer", another call (its tooltip) */
-	snprintf(buf, len, "[%s] ", by);
+		snprintf(buf, len, "[%s] ", who_name(by));
 	return buf;
 }
 

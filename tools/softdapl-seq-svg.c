@@ -68,6 +68,42 @@ static const struct family families[] = {
 
 #define NFAMILIES	(sizeof(families) / sizeof(families[0]))
 
+/*
+ * Whose thread did a row's work: the tags of who_tag() (label.c), each
+ * coloured in the labels (class by-TAG, esc_cut) and explained in the
+ * legend. Two tags share a colour when they are the same kind of work:
+ * the consumer in a call of its own (a post or another), the consumer
+ * moving its EVD's EPs (inside dat_evd_wait or dat_evd_dequeue).
+ */
+struct thread_kind {
+	const char *tags[2];	/* "eng"; NULL ends */
+	const char *label;
+	const char *color;
+};
+
+static const struct thread_kind threads[] = {
+	{ { "eng", NULL }, "the engine thread", "#558b2f" },
+	{ { "post", "cons" }, "the consumer, in its own DAT call",
+	  "#283593" },
+	{ { "wait", "dequeue" },
+	  "the consumer, moving its EPs in dat_evd_wait/dequeue", "#9e6a00" },
+	{ { "init", NULL }, "the initiator, in the target's memory",
+	  "#ad1457" },
+};
+
+#define NTHREADS	(sizeof(threads) / sizeof(threads[0]))
+
+/* True when a shown row says whose thread wrote it (by=, TRACE.md). */
+static int who_shown(void)
+{
+	int i;
+
+	for (i = 0; i < nitems; i++)
+		if (items[i].shown && find_kv(&items[i], "by") != NULL)
+			return 1;
+	return 0;
+}
+
 static const struct family *const place_family = &families[NFAMILIES - 1];
 
 static const struct family *family_of(const char *op)
@@ -243,12 +279,50 @@ static void esc(const char *s, int max)
 }
 
 /*
+ * The length of @s's leading thread tag ("[eng] ", "[post>eng] ": who_tag,
+ * label.c), or 0 when it has none.
+ */
+static int who_prefix(const char *s)
+{
+	int i;
+
+	if (s[0] != '[')
+		return 0;
+	for (i = 1; i < 24 && ((s[i] >= 'a' && s[i] <= 'z') || s[i] == '>');
+	     i++)
+		;
+	return i > 1 && s[i] == ']' && s[i + 1] == ' ' ? i + 2 : 0;
+}
+
+/*
  * @s cut to @max characters (esc); when cut, whole in the text's tooltip,
  * a <title> inside the <text>.
  */
 static void esc_cut(const char *s, int max)
 {
-	esc(s, max);
+	int n = who_prefix(s);
+
+	if (n > 0 && (max < 0 || max > n + 1)) {
+		/* "[post>eng] ": each thread's name in its colour. */
+		const char *p = s + 1, *end = s + n - 2;
+
+		put("[");
+		while (p < end) {
+			const char *q = memchr(p, '>', (size_t)(end - p));
+			int len = (int)((q ? q : end) - p);
+
+			P("<tspan class=\"by-%.*s\">%.*s</tspan>", len, p, len,
+			  p);
+			if (q == NULL)
+				break;
+			put("&gt;");
+			p = q + 1;
+		}
+		put("] ");
+		esc(s + n, max < 0 ? -1 : max - n);
+	} else {
+		esc(s, max);
+	}
 	if (max >= 0 && text_len(s) > max) {
 		put("<title>");
 		esc(s, -1);
@@ -347,6 +421,18 @@ static void put_marker_defs(void)
 		  "orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"%s\"/>"
 		  "</marker>", families[i].name, families[i].color);
 	put("</defs>");
+}
+
+/* The threads' colours: a tag's text in the pictures, on the page too. */
+static void put_threads_css(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < NTHREADS; i++)
+		for (j = 0; j < 2 && threads[i].tags[j] != NULL; j++)
+			P(".by-%s{fill:%s;color:%s;font-weight:bold}",
+			  threads[i].tags[j], threads[i].color,
+			  threads[i].color);
 }
 
 static const char *const css =
@@ -895,11 +981,25 @@ static int legend_rows(int draw)
 	size_t i, n = NFAMILIES;
 	size_t m = sizeof(legend_notes) / sizeof(legend_notes[0]) -
 		   (rnr_shown() ? 0 : LEGEND_RNR);
+	size_t k = who_shown() ? NTHREADS : 0;
 	int x = LEFT, rows = 1;
 
-	for (i = 0; i < n + m; i++) {
-		const char *t = i < n ? families[i].label : legend_notes[i - n];
-		int w = (i < n ? 24 : 0) + (int)(text_len(t) * CHAR_W) + 16;
+	for (i = 0; i < n + m + k; i++) {
+		const struct thread_kind *th = i >= n + m ?
+			&threads[i - n - m] : NULL;
+		char who[96];
+		const char *t;
+		int w;
+
+		if (th != NULL) {
+			snprintf(who, sizeof(who), "[%s%s%s] %s", th->tags[0],
+				 th->tags[1] ? "/" : "",
+				 th->tags[1] ? th->tags[1] : "", th->label);
+			t = who;
+		} else {
+			t = i < n ? families[i].label : legend_notes[i - n];
+		}
+		w = (i < n ? 24 : 0) + (int)(text_len(t) * CHAR_W) + 16;
 
 		if (x + w > width - 4 && x > LEFT) {
 			rows++;
@@ -913,7 +1013,11 @@ static int legend_rows(int draw)
 					 &families[i], 1);
 			P("<text class=\"lbl\" x=\"%d\" y=\"%d\">",
 			  x + (i < n ? 24 : 0), y + 13);
+			if (th != NULL)
+				P("<tspan class=\"by-%s\">", th->tags[0]);
 			esc(t, -1);
+			if (th != NULL)
+				put("</tspan>");
 			put("</text>");
 		}
 		x += w;
@@ -978,8 +1082,9 @@ static void put_svg(int standalone, const char *title)
 	if (standalone) {
 		put("<title>");
 		esc(title, -1);
-		P("</title>\n<style>%s%s</style>\n", css,
-		  rnr_shown() ? rnr_css : "");
+		P("</title>\n<style>%s%s", css, rnr_shown() ? rnr_css : "");
+		put_threads_css();
+		put("</style>\n");
 	}
 	if (band > 0) {
 		put_notice(1, title);
@@ -1082,6 +1187,7 @@ void write_html(FILE *f, const char *title)
 	  "#legend span{margin-right:12px}"
 	  "%s%s", css, rnr_shown() ? rnr_css : "");
 	page_head(out);
+	put_threads_css();
 	put("</style>\n</head><body>\n<h1>");
 	esc(title, -1);
 	put("</h1>\n");
@@ -1113,6 +1219,18 @@ void write_html(FILE *f, const char *title)
 	if (rnr_shown())
 		put("<span>\xe2\x96\xae receiver not ready (RNR): not "
 		    "reading</span>");
+	if (who_shown()) {
+		size_t i;
+
+		put("<br>Whose thread did it, before a label ([sender&gt;"
+		    "receiver] on a frame): ");
+		for (i = 0; i < NTHREADS; i++)
+			P("<span class=\"by-%s\">[%s%s%s] %s</span>",
+			  threads[i].tags[0], threads[i].tags[0],
+			  threads[i].tags[1] ? "/" : "",
+			  threads[i].tags[1] ? threads[i].tags[1] : "",
+			  threads[i].label);
+	}
 	put("</div>\n<div id=\"lanes\">Lifelines: </div>\n");
 	put_svg(0, title);
 	page_tail(out, selfcheck_js);

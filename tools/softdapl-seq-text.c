@@ -633,7 +633,9 @@ void write_text(FILE *f, const char *title)
 		    "did it (by=): the engine, a consumer in dat_ep_post_* "
 		    "(or dat_ib_post_*), "
 		    "dat_evd_wait, dat_evd_dequeue, or another call; none on "
-		    "a call's own line.");
+		    "a call's own line; on a frame [sender>receiver], as "
+		    "[post>eng]: the consumer's post sent it, the other "
+		    "side's engine took it.");
 	if (rnr_shown())
 		put_wrapped("# a lifeline that stopped reading: a message came "
 			    "and no receive was posted (receiver not ready).");
