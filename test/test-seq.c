@@ -3127,3 +3127,41 @@ TEST_IMPL(seq_page_paths_written)
 	free(page);
 	return 0;
 }
+
+/*
+ * What a flush teaches stays in view: the receives a disconnect flushes
+ * are rows of the body, not of the teardown folded by default (the
+ * flush example; no Chromium needed: the parts are written by C).
+ */
+TEST_IMPL(seq_page_flush_in_view)
+{
+	const char *p, *next;
+	int flushed = 0, teardown = 0;
+	char *page;
+
+	if (page_example("flush", NULL, "flush.html", NULL) < 0)
+		TEST_SKIP("the provider wrote no SOFTDAPL_TRACE lines");
+	page = test_read_file("flush.html");
+	ASSERT_NOT_NULL(page);
+	for (p = strstr(page, "<g class=\"row\""); p != NULL; p = next) {
+		const char *f;
+
+		next = strstr(p + 1, "<g class=\"row\"");
+		f = strstr(p, "FLUSHED");
+		teardown += strncmp(strstr(p, "data-part=\""),
+				    "data-part=\"teardown\"", 20) == 0;
+		if (f == NULL || (next != NULL && f > next))
+			continue;
+		flushed++;
+		if (strncmp(strstr(p, "data-part=\""), "data-part=\"body\"",
+			    16) != 0)
+			TEST_FAIL("a flushed receive outside the body: %.200s",
+				  p);
+	}
+	free(page);
+	printf("%d flushed rows in the body, %d rows of teardown\n", flushed,
+	       teardown);
+	ASSERT_GE(flushed, 3);
+	ASSERT_GE(teardown, 1);
+	return 0;
+}

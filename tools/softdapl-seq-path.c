@@ -21,7 +21,9 @@
  * The parts: setup is the rows before the first data transfer (a request
  * post, a data frame or a place line), teardown the rows after the last
  * row of a path that has a transfer in it; the rest is the body. With no
- * transfer at all, every row is body.
+ * transfer at all, every row is body. A completion (a flushed receive
+ * too), an error or an RNR line after the last transfer is body, and so
+ * are the rows above it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,9 +289,14 @@ void mark_paths(void)
 	for (i = 0; first >= 0 && i < norder; i++) {
 		const struct item *it = &items[order[i]];
 
+		/*
+		 * A completion, an error or an RNR wait is never teardown:
+		 * the receives a disconnect flushes are what a flush teaches.
+		 */
 		if (it->shown && i > last && ((it->path >= 0 &&
 		    transfer[it->path]) || (it->path2 >= 0 &&
-		    transfer[it->path2])))
+		    transfer[it->path2]) || it->kind == K_DTO ||
+		    it->kind == K_ERROR || it->kind == K_RNR))
 			last = i;
 	}
 	for (i = 0; first >= 0 && i < norder; i++)
