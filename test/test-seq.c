@@ -2306,6 +2306,35 @@ TEST_IMPL(seq_time_fold)
 }
 
 /*
+ * The RNR lines of @trace for @ep ("ep2"): its SEND's rx, the wait, the
+ * resume, then the receive's completion (@dto: " dto ep2 RECEIVE "), in
+ * that order, one wait and one resume; their lines into @wait, @resume.
+ */
+static void rnr_lines(const char *trace, const char *ep, const char *dto_at,
+		      const char **wait, const char **resume)
+{
+	char rx_at[32], wait_at[48], resume_at[48];
+	const char *rx, *dto;
+
+	snprintf(rx_at, sizeof(rx_at), " rx %s SEND ", ep);
+	snprintf(wait_at, sizeof(wait_at), " rnr %s wait op=SEND seq=", ep);
+	snprintf(resume_at, sizeof(resume_at), " rnr %s resume op=SEND seq=",
+		 ep);
+	rx = find(trace, rx_at);
+	*wait = find(trace, wait_at);
+	*resume = find(trace, resume_at);
+	dto = find(trace, dto_at);
+	ASSERT_NOT_NULL(rx);
+	ASSERT_NOT_NULL(*wait);
+	ASSERT_NOT_NULL(*resume);
+	ASSERT_NOT_NULL(dto);
+	ASSERT(rx < *wait);
+	ASSERT(*wait < *resume);
+	ASSERT(*resume < dto);
+	ASSERT_EQ(count(trace, " rnr "), 2);
+}
+
+/*
  * Receiver not ready. The late receive's trace: the server's EP stops
  * reading after the SEND's rx (rnr wait, its seq=) and starts again once
  * the receive is posted (rnr resume, waited_us= about 300 ms), before the
@@ -2316,26 +2345,16 @@ TEST_IMPL(seq_time_fold)
 TEST_IMPL(seq_rnr_late_recv)
 {
 	char *trace, *doc, *out, *l, *g;
-	const char *rx, *wait, *resume, *dto, *w;
+	const char *rx, *wait, *resume, *w;
 	long us;
 	int cols[8], n, c2;
 
 	scene_late_recv("late.trace");
 	trace = test_read_file("late.trace");
 	ASSERT_NOT_NULL(trace);
-	rx = find(trace, " rx ep2 SEND ");
-	wait = find(trace, " rnr ep2 wait op=SEND seq=");
-	resume = find(trace, " rnr ep2 resume op=SEND seq=");
-	dto = find(trace, " dto ep2 RECEIVE ");
-	ASSERT_NOT_NULL(rx);
-	ASSERT_NOT_NULL(wait);
-	ASSERT_NOT_NULL(resume);
-	ASSERT_NOT_NULL(dto);
-	ASSERT(rx < wait);
-	ASSERT(wait < resume);
-	ASSERT(resume < dto);
 	/* Once per wait; the seq is the SEND's. */
-	ASSERT_EQ(count(trace, " rnr "), 2);
+	rnr_lines(trace, "ep2", " dto ep2 RECEIVE ", &wait, &resume);
+	rx = find(trace, " rx ep2 SEND ");
 	ASSERT_EQ(strtol(find(rx, "seq=") + 4, NULL, 10),
 		  strtol(find(wait, "seq=") + 4, NULL, 10));
 	ASSERT_EQ(strtol(find(resume, "seq=") + 4, NULL, 10),
@@ -2466,7 +2485,7 @@ TEST_IMPL(seq_rnr_srq)
 	DAT_DTO_COOKIE ck;
 	DAT_IA_HANDLE ia;
 	char *trace, *doc;
-	const char *rx, *wait, *resume, *dto;
+	const char *wait, *resume, *dto;
 
 	unlink("srq.trace");
 	test_setenv("SOFTDAPL_TRACE", "srq.trace");
@@ -2494,18 +2513,8 @@ TEST_IMPL(seq_rnr_srq)
 
 	trace = test_read_file("srq.trace");
 	ASSERT_NOT_NULL(trace);
-	rx = find(trace, " rx ep3 SEND ");
-	wait = find(trace, " rnr ep3 wait op=SEND seq=");
-	resume = find(trace, " rnr ep3 resume op=SEND seq=");
+	rnr_lines(trace, "ep3", " dto srq1 RECEIVE ", &wait, &resume);
 	dto = find(trace, " dto srq1 RECEIVE ");
-	ASSERT_NOT_NULL(rx);
-	ASSERT_NOT_NULL(wait);
-	ASSERT_NOT_NULL(resume);
-	ASSERT_NOT_NULL(dto);
-	ASSERT(rx < wait);
-	ASSERT(wait < resume);
-	ASSERT(resume < dto);
-	ASSERT_EQ(count(trace, " rnr "), 2);
 	ASSERT(find(wait, " srq=srq1") < resume);
 	ASSERT(find(resume, " srq=srq1") < dto);
 	free(trace);

@@ -93,6 +93,15 @@ static const struct thread_kind threads[] = {
 
 #define NTHREADS	(sizeof(threads) / sizeof(threads[0]))
 
+/* A thread kind's legend entry: "[post/cons] the consumer, ...". */
+static const char *thread_legend(const struct thread_kind *th, char *buf,
+				 size_t len)
+{
+	snprintf(buf, len, "[%s%s%s] %s", th->tags[0], th->tags[1] ? "/" : "",
+		 th->tags[1] ? th->tags[1] : "", th->label);
+	return buf;
+}
+
 /* True when a shown row says whose thread wrote it (by=, TRACE.md). */
 static int who_shown(void)
 {
@@ -991,14 +1000,10 @@ static int legend_rows(int draw)
 		const char *t;
 		int w;
 
-		if (th != NULL) {
-			snprintf(who, sizeof(who), "[%s%s%s] %s", th->tags[0],
-				 th->tags[1] ? "/" : "",
-				 th->tags[1] ? th->tags[1] : "", th->label);
-			t = who;
-		} else {
+		if (th != NULL)
+			t = thread_legend(th, who, sizeof(who));
+		else
 			t = i < n ? families[i].label : legend_notes[i - n];
-		}
 		w = (i < n ? 24 : 0) + (int)(text_len(t) * CHAR_W) + 16;
 
 		if (x + w > width - 4 && x > LEFT) {
@@ -1220,16 +1225,15 @@ void write_html(FILE *f, const char *title)
 		put("<span>\xe2\x96\xae receiver not ready (RNR): not "
 		    "reading</span>");
 	if (who_shown()) {
+		char who[96];
 		size_t i;
 
 		put("<br>Whose thread did it, before a label ([sender&gt;"
 		    "receiver] on a frame): ");
 		for (i = 0; i < NTHREADS; i++)
-			P("<span class=\"by-%s\">[%s%s%s] %s</span>",
-			  threads[i].tags[0], threads[i].tags[0],
-			  threads[i].tags[1] ? "/" : "",
-			  threads[i].tags[1] ? threads[i].tags[1] : "",
-			  threads[i].label);
+			P("<span class=\"by-%s\">%s</span>",
+			  threads[i].tags[0],
+			  thread_legend(&threads[i], who, sizeof(who)));
 	}
 	put("</div>\n<div id=\"lanes\">Lifelines: </div>\n");
 	put_svg(0, title);
